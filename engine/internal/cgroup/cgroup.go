@@ -1,0 +1,268 @@
+// Package cgroup confines a service to a CPU quota and a memory limit with
+// Linux control groups, v2 where the host has the unified hierarchy and v1
+// otherwise, and reads back the limits and the counters perfgate records
+// (CPU usage, throttling, memory peak, OOM kills).
+//
+// Groups are named perfgate-<pid>-<seq> so that a later perfgate can find
+// and remove groups left behind by one that was killed (see Sweep).
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Limits are the confinement of one service process.
+type Limits struct {
+	// CPUMillicores is the CPU quota in thousandths of a core (1000 = one core).
+	CPUMillicores int64 `json:"cpu_millicores"`
+	// MemoryBytes is the hard memory limit.
+	MemoryBytes int64 `json:"memory_bytes"`
+	// CPUPeriodMicros is the CFS period the quota applies to.
+	CPUPeriodMicros int64 `json:"cpu_period_us"`
+}
+
+// Stats are the cumulative counters of a group at one instant.
+type Stats struct {
+	CPUUsageNanos      int64 `json:"cpu_usage_ns"`
+	Periods            int64 `json:"nr_periods"`
+	ThrottledPeriods   int64 `json:"nr_throttled"`
+	ThrottledNanos     int64 `json:"throttled_ns"`
+	MemoryCurrentBytes int64 `json:"memory_current_bytes"`
+	MemoryPeakBytes    int64 `json:"memory_peak_bytes"`
+	OOMKills           int64 `json:"oom_kills"`
+}
+
+// Group is one created control group (a directory per hierarchy in v1,
+// a single directory in v2).
+type Group struct {
+	Version int
+	// dirs maps a controller ("cpu", "cpuacct", "memory", or "" in v2) to
+	// the group's directory in that hierarchy.
+	dirs map[string]string
+	h    *Hierarchy
+}
+
+// Hierarchy is where this host lets perfgate create groups.
+type Hierarchy struct {
+	Version int
+	// parents maps a controller to the directory new groups are created in.
+	parents map[string]string
+}
+
+const namePrefix = "perfgate-"
+
+var sequence atomic.Int64
+
+// Detect finds the cgroup hierarchy of this host: v2 when the unified
+// hierarchy is mounted at /sys/fs/cgroup with the cpu and memory
+// controllers, v1 when cpu, cpuacct and memory hierarchies are mounted.
+func Detect() (*Hierarchy, error) {
+	return detect("/proc/self/mountinfo", "/proc/self/cgroup")
+}
+
+// Create makes a new group with the given limits and reads them back: a
+// limit the kernel did not take is an error, not a silent unconfined run.
+func (h *Hierarchy) Create(limits Limits) (*Group, error) {
+	if limits.CPUPeriodMicros == 0 {
+		limits.CPUPeriodMicros = 100_000
+	}
+	name := fmt.Sprintf("%s%d-%d", namePrefix, os.Getpid(), sequence.Add(1))
+	g := &Group{Version: h.Version, dirs: map[string]string{}, h: h}
+	for controller, parent := range h.parents {
+		dir := filepath.Join(parent, name)
+		// Co-mounted controllers (cpu,cpuacct) share one directory.
+		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+			g.Remove()
+			return nil, fmt.Errorf("create cgroup %s: %w", dir, err)
+		}
+		g.dirs[controller] = dir
+	}
+	var err error
+	if h.Version == 2 {
+		err = g.setLimitsV2(limits)
+	} else {
+		err = g.setLimitsV1(limits)
+	}
+	if err == nil {
+		err = g.verify(limits)
+	}
+	if err != nil {
+		g.Remove()
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *Group) verify(want Limits) error {
+	got, err := g.Limits()
+	if err != nil {
+		return fmt.Errorf("read back cgroup limits: %w", err)
+	}
+	if got.CPUMillicores != want.CPUMillicores || got.MemoryBytes != pageRound(want.MemoryBytes) {
+		return fmt.Errorf("cgroup did not take the limits: asked cpu %dm memory %d bytes, read back cpu %dm memory %d bytes",
+			want.CPUMillicores, want.MemoryBytes, got.CPUMillicores, got.MemoryBytes)
+	}
+	return nil
+}
+
+// Name is the group's directory name, the same in every hierarchy.
+func (g *Group) Name() string {
+	for _, d := range g.dirs {
+		return filepath.Base(d)
+	}
+	return ""
+}
+
+// ProcsFiles are the files a process writes its pid to in order to join
+// the group (one per hierarchy in v1).
+func (g *Group) ProcsFiles() []string {
+	var files []string
+	for _, d := range g.uniqueDirs() {
+		files = append(files, filepath.Join(d, "cgroup.procs"))
+	}
+	return files
+}
+
+func (g *Group) uniqueDirs() []string {
+	seen := map[string]bool{}
+	var dirs []string
+	for _, d := range g.dirs {
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// Limits reads the limits back from the kernel.
+func (g *Group) Limits() (Limits, error) {
+	if g.Version == 2 {
+		return g.limitsV2()
+	}
+	return g.limitsV1()
+}
+
+// Stats reads the group's cumulative counters.
+func (g *Group) Stats() (Stats, error) {
+	if g.Version == 2 {
+		return g.statsV2()
+	}
+	return g.statsV1()
+}
+
+// Pids lists the processes still in the group.
+func (g *Group) Pids() []int {
+	seen := map[int]bool{}
+	var pids []int
+	for _, f := range g.ProcsFiles() {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(data)) {
+			var pid int
+			if _, err := fmt.Sscan(field, &pid); err == nil && !seen[pid] {
+				seen[pid] = true
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// Remove kills whatever is still in the group and deletes its directories.
+// It is safe to call more than once.
+func (g *Group) Remove() error {
+	var errs []error
+	for attempt := 0; attempt < 50; attempt++ {
+		pids := g.Pids()
+		if len(pids) == 0 {
+			break
+		}
+		for _, pid := range pids {
+			_ = killPid(pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, dir := range g.uniqueDirs() {
+		if err := rmdirRetry(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove cgroup %s: %w", dir, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// rmdirRetry removes a cgroup directory, retrying briefly because the kernel
+// answers EBUSY until the last killed task is fully gone.
+func rmdirRetry(dir string) error {
+	var err error
+	for attempt := 0; attempt < 100; attempt++ {
+		err = os.Remove(dir)
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return err
+}
+
+// Sweep removes groups left by perfgate processes that no longer exist
+// (killed with SIGKILL, machine reboots are handled by the kernel). It
+// returns the names it removed.
+func (h *Hierarchy) Sweep() []string {
+	var removed []string
+	for _, parent := range h.uniqueParents() {
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			var pid, seq int
+			if !e.IsDir() || !strings.HasPrefix(e.Name(), namePrefix) {
+				continue
+			}
+			if _, err := fmt.Sscanf(e.Name(), namePrefix+"%d-%d", &pid, &seq); err != nil || processAlive(pid) {
+				continue
+			}
+			g := &Group{Version: h.Version, dirs: map[string]string{"": filepath.Join(parent, e.Name())}, h: h}
+			if g.Remove() == nil {
+				removed = append(removed, e.Name())
+			}
+		}
+	}
+	return removed
+}
+
+// Existing lists the perfgate groups that currently exist (for tests and
+// diagnostics).
+func (h *Hierarchy) Existing() []string {
+	var names []string
+	for _, parent := range h.uniqueParents() {
+		entries, _ := os.ReadDir(parent)
+		for _, e := range entries {
+			if e.IsDir() && strings.HasPrefix(e.Name(), namePrefix) {
+				names = append(names, filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	return names
+}
+
+func (h *Hierarchy) uniqueParents() []string {
+	seen := map[string]bool{}
+	var parents []string
+	for _, p := range h.parents {
+		if !seen[p] {
+			seen[p] = true
+			parents = append(parents, p)
+		}
+	}
+	return parents
+}
