@@ -1,0 +1,129 @@
+// Package local runs the service as a process on this machine, confined by
+// a cgroup (v2 or v1) and pinned to CPUs apart from the load generator.
+package local
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// Target is the local target. The zero value is not usable; call New.
+type Target struct {
+	limits cgroup.Limits
+	// userGOMAXPROCS is GOMAXPROCS from service.env, which wins over the
+	// value derived from the CPU limit.
+	userGOMAXPROCS string
+
+	hierarchy     *cgroup.Hierarchy // nil when unconfined
+	env           target.Environment
+	gomaxprocs    int
+	serviceCPUs   []int
+	generatorCPUs []int
+	// originalCPUs restores perfgate's own affinity on Close.
+	originalCPUs []int
+
+	mu   sync.Mutex
+	live map[*process]bool
+}
+
+// New returns a local target that confines each service process to the
+// given limits. userGOMAXPROCS is service.env's GOMAXPROCS, or "".
+func New(limits cgroup.Limits, userGOMAXPROCS string) *Target {
+	return &Target{limits: limits, userGOMAXPROCS: userGOMAXPROCS, live: map[*process]bool{}}
+}
+
+func (t *Target) Name() string { return "local" }
+
+// Prepare finds the cgroup hierarchy, proves it can create a group with the
+// limits, and pins perfgate (the load generator) apart from the service.
+// Without cgroups it carries on unconfined and says so in the warnings.
+func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
+	t.env = target.Environment{Target: "local", Limits: t.limits, Confinement: "unconfined"}
+	if h, err := t.probeCgroups(); err != nil {
+		t.env.Warnings = append(t.env.Warnings, fmt.Sprintf(
+			"UNCONFINED: the service runs without CPU and memory limits because perfgate could not create a cgroup (%v). "+
+				"Numbers are not comparable with a confined run; run perfgate as root (sudo) or give it a delegated cgroup.", err))
+	} else {
+		t.hierarchy = h
+		t.env.CgroupVersion = h.Version
+		t.env.Confinement = fmt.Sprintf("cgroup v%d", h.Version)
+	}
+
+	t.gomaxprocs, t.env.GOMAXPROCSSource = max(1, int(math.Ceil(float64(t.limits.CPUMillicores)/1000))), "set from the CPU limit"
+	if t.userGOMAXPROCS != "" {
+		n, err := strconv.Atoi(t.userGOMAXPROCS)
+		if err != nil || n < 1 {
+			return t.env, fmt.Errorf("service.env: GOMAXPROCS=%q is not a positive integer; remove it to let perfgate match it to resources.cpu", t.userGOMAXPROCS)
+		}
+		t.gomaxprocs, t.env.GOMAXPROCSSource = n, "set by service.env"
+		if int64(n)*1000 > t.limits.CPUMillicores {
+			t.env.Warnings = append(t.env.Warnings, fmt.Sprintf(
+				"GOMAXPROCS=%d (from service.env) is above the CPU limit of %g cores: the service will be throttled in bursts", n, float64(t.limits.CPUMillicores)/1000))
+		}
+	}
+	t.env.GOMAXPROCS = t.gomaxprocs
+
+	allowed, err := allowedCPUs()
+	if err != nil {
+		return t.env, fmt.Errorf("read CPU affinity: %w", err)
+	}
+	t.serviceCPUs, t.generatorCPUs = splitCPUs(allowed, float64(t.limits.CPUMillicores)/1000)
+	if t.serviceCPUs == nil {
+		t.env.Warnings = append(t.env.Warnings, "only one CPU is available: the service and the load generator share it, so load generation steals CPU from the service")
+		return t.env, nil
+	}
+	if err := pinSelf(t.generatorCPUs); err != nil {
+		return t.env, err
+	}
+	t.originalCPUs = allowed
+	t.env.ServiceCPUs, t.env.GeneratorCPUs = t.serviceCPUs, t.generatorCPUs
+	return t.env, nil
+}
+
+// probeCgroups removes groups of dead perfgate processes and creates (then
+// removes) one group, so a missing privilege shows before the first run.
+func (t *Target) probeCgroups() (*cgroup.Hierarchy, error) {
+	h, err := cgroup.Detect()
+	if err != nil {
+		return nil, err
+	}
+	h.Sweep()
+	g, err := h.Create(t.limits)
+	if err != nil {
+		return nil, err
+	}
+	return h, g.Remove()
+}
+
+// Close stops any process still running and restores perfgate's affinity.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	var live []*process
+	for p := range t.live {
+		live = append(live, p)
+	}
+	t.mu.Unlock()
+	for _, p := range live {
+		p.Stop()
+	}
+	if t.originalCPUs != nil {
+		return pinSelf(t.originalCPUs)
+	}
+	return nil
+}
+
+func (t *Target) track(p *process, alive bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if alive {
+		t.live[p] = true
+	} else {
+		delete(t.live, p)
+	}
+}

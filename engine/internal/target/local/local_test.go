@@ -1,0 +1,203 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// buildSvc compiles testdata/svc once per test binary.
+func buildSvc(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(os.TempDir(), "perfgate-local-test-svc")
+	if _, err := os.Stat(bin); err != nil {
+		out, err := exec.Command("go", "build", "-o", bin, "./testdata/svc").CombinedOutput()
+		if err != nil {
+			t.Fatalf("build test service: %v\n%s", err, out)
+		}
+	}
+	return bin
+}
+
+func specFor(t *testing.T, mode string) target.Spec {
+	return target.Spec{
+		Binary:       buildSvc(t),
+		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
+		Env:          func(string, int) []string { return nil },
+		Ready:        "/healthz",
+		ReadyTimeout: 10 * time.Second,
+		LogDir:       t.TempDir(),
+	}
+}
+
+func prepared(t *testing.T, limits cgroup.Limits) (*Target, target.Environment) {
+	t.Helper()
+	tg := New(limits, "")
+	env, err := tg.Prepare(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg, env
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return strings.TrimSpace(string(b))
+}
+
+func TestStartConfinedWithLimitsAndGOMAXPROCS(t *testing.T) {
+	tg, env := prepared(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
+	if os.Geteuid() == 0 && env.Confinement == "unconfined" {
+		t.Fatalf("root but unconfined: %v", env.Warnings)
+	}
+	inst, err := tg.Start(context.Background(), specFor(t, "ok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := inst.(*process)
+	if got := get(t, inst.BaseURL()+"/gomaxprocs"); got != "1" || env.GOMAXPROCS != 1 {
+		t.Errorf("GOMAXPROCS in service = %s, recorded %d; want 1 for a 500m limit", got, env.GOMAXPROCS)
+	}
+	c, err := inst.Counters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Confinement != "unconfined" {
+		if c.Cgroup == nil {
+			t.Fatal("confined process has no cgroup counters")
+		}
+		limits, err := p.group.Limits()
+		if err != nil || limits.CPUMillicores != 500 || limits.MemoryBytes != 64<<20 {
+			t.Errorf("limits read back = %+v, %v", limits, err)
+		}
+	}
+	if len(env.ServiceCPUs) > 0 {
+		aff, _ := os.ReadFile("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/status")
+		want := "Cpus_allowed_list:\t" + strconv.Itoa(env.ServiceCPUs[0])
+		if !strings.Contains(string(aff), want) {
+			t.Errorf("service not pinned to %v:\n%s", env.ServiceCPUs, aff)
+		}
+	}
+	exit := inst.Stop()
+	if exit.ExitedOnItsOwn || exit.OOMKilled {
+		t.Errorf("clean stop reported as %+v", exit)
+	}
+	assertGone(t, p)
+}
+
+func TestServiceDyingAtStartFailsFast(t *testing.T) {
+	tg, _ := prepared(t, cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 64 << 20})
+	spec := specFor(t, "die")
+	spec.ReadyTimeout = 30 * time.Second
+	start := time.Now()
+	_, err := tg.Start(context.Background(), spec)
+	var se *target.StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("err = %v, want a StartError", err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("took %v to notice a service that exits at once", elapsed)
+	}
+	if !strings.Contains(err.Error(), "cannot open database") || !strings.Contains(err.Error(), "exited during start-up") {
+		t.Errorf("error does not carry the cause and stderr: %v", err)
+	}
+	if !se.Exit.ExitedOnItsOwn || se.Exit.Code != 3 {
+		t.Errorf("exit = %+v, want its own exit with code 3", se.Exit)
+	}
+}
+
+func TestServiceNeverReadyTimesOut(t *testing.T) {
+	tg, _ := prepared(t, cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 64 << 20})
+	spec := specFor(t, "never-ready")
+	spec.ReadyTimeout = time.Second
+	_, err := tg.Start(context.Background(), spec)
+	if err == nil || !strings.Contains(err.Error(), "did not become ready within 1s") || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("err = %v, want a readiness timeout naming the last answer", err)
+	}
+}
+
+func TestMemoryLimitOOMKill(t *testing.T) {
+	tg, env := prepared(t, cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 24 << 20})
+	if env.Confinement == "unconfined" {
+		t.Skip("needs cgroups")
+	}
+	inst, err := tg.Start(context.Background(), specFor(t, "ok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = http.Get(inst.BaseURL() + "/hog")
+	select {
+	case <-inst.Exited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("service hogging 64 MiB under a 24 MiB limit is still alive")
+	}
+	exit := inst.Stop()
+	if !exit.OOMKilled || !exit.ExitedOnItsOwn || exit.Signal != "killed" {
+		t.Errorf("exit = %+v, want an OOM kill", exit)
+	}
+}
+
+func TestStopKillsTheWholeProcessGroup(t *testing.T) {
+	tg, _ := prepared(t, cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 64 << 20})
+	spec := specFor(t, "spawn")
+	inst, err := tg.Start(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	out, _ := os.ReadFile(filepath.Join(spec.LogDir, "stdout.log"))
+	var child int
+	if fields := strings.Fields(string(out)); len(fields) == 2 {
+		child, _ = strconv.Atoi(fields[1])
+	}
+	if child == 0 {
+		t.Fatalf("no child pid in stdout: %q", out)
+	}
+	inst.Stop()
+	deadline := time.Now().Add(2 * time.Second)
+	for syscall.Kill(child, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if syscall.Kill(child, 0) == nil && !isZombie(child) {
+		t.Errorf("child %d of the service survived Stop", child)
+	}
+	assertGone(t, inst.(*process))
+}
+
+func isZombie(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err != nil || strings.Contains(string(stat), ") Z ")
+}
+
+func assertGone(t *testing.T, p *process) {
+	t.Helper()
+	if err := syscall.Kill(p.cmd.Process.Pid, 0); err == nil {
+		t.Errorf("service pid %d still exists after Stop", p.cmd.Process.Pid)
+	}
+	if p.group != nil {
+		for _, f := range p.group.ProcsFiles() {
+			if _, err := os.Stat(filepath.Dir(f)); !os.IsNotExist(err) {
+				t.Errorf("cgroup %s still exists after Stop", filepath.Dir(f))
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package local
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// clockTicksPerSecond is USER_HZ, 100 on every Linux architecture Go
+// supports; /proc/<pid>/stat reports CPU time in these ticks.
+const clockTicksPerSecond = 100
+
+// processCPUNanos is utime+stime of a process from /proc/<pid>/stat, in
+// nanoseconds with 10 ms resolution (cgroup usage is the precise figure).
+func processCPUNanos(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may contain spaces; fields after its
+	// closing parenthesis are fixed.
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	fields := strings.Fields(s[end+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	return (utime + stime) * (1e9 / clockTicksPerSecond), nil
+}
+
+// maxRSSBytes is VmHWM, the resident-set high-water mark of a process.
+func maxRSSBytes(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		fields := strings.Fields(scanner.Text())
+		if len(fields) == 3 && fields[0] == "VmHWM:" && fields[2] == "kB" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}

@@ -1,0 +1,259 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// stopGrace is how long a service gets to shut down after SIGTERM before
+// its process group is killed.
+const stopGrace = 3 * time.Second
+
+// portAttempts bounds retries when another program takes the chosen port
+// between perfgate picking it and the service binding it.
+const portAttempts = 3
+
+type process struct {
+	t      *Target
+	cmd    *exec.Cmd
+	group  *cgroup.Group
+	url    string
+	stdout *os.File
+	stderr *os.File
+
+	exited   chan struct{}
+	waitErr  error
+	stopOnce sync.Once
+	exit     target.Exit
+}
+
+// Start runs a fresh service process on a free loopback port and returns
+// once it answers its readiness path, or as soon as it dies.
+func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, error) {
+	for attempt := 1; ; attempt++ {
+		p, err := t.startOnce(ctx, spec)
+		if err == nil {
+			return p, nil
+		}
+		var se *target.StartError
+		if attempt < portAttempts && errors.As(err, &se) && strings.Contains(se.Exit.StderrTail, "address already in use") {
+			continue
+		}
+		return nil, err
+	}
+}
+
+func (t *Target) startOnce(ctx context.Context, spec target.Spec) (*process, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	p := &process{t: t, url: "http://" + addr, exited: make(chan struct{})}
+	if err := p.launch(spec, addr, port); err != nil {
+		p.Stop()
+		return nil, err
+	}
+	if err := p.waitReady(ctx, spec); err != nil {
+		exit := p.Stop()
+		if se, ok := err.(*target.StartError); ok {
+			se.Exit = exit
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *process) launch(spec target.Spec, addr string, port int) error {
+	var err error
+	if p.stdout, err = os.Create(filepath.Join(spec.LogDir, "stdout.log")); err != nil {
+		return err
+	}
+	if p.stderr, err = os.Create(filepath.Join(spec.LogDir, "stderr.log")); err != nil {
+		return err
+	}
+	shim := shimSpec{Binary: spec.Binary, CPUs: p.t.serviceCPUs}
+	if p.t.hierarchy != nil {
+		if p.group, err = p.t.hierarchy.Create(p.t.limits); err != nil {
+			return fmt.Errorf("create the run's cgroup: %w", err)
+		}
+		shim.ProcsFiles = p.group.ProcsFiles()
+	}
+	encoded, _ := json.Marshal(shim)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	p.cmd = exec.Command(self, spec.Args(addr, port)...)
+	p.cmd.Env = append(os.Environ(), spec.Env(addr, port)...)
+	if p.t.userGOMAXPROCS == "" {
+		p.cmd.Env = append(p.cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", p.t.gomaxprocs))
+	}
+	p.cmd.Env = append(p.cmd.Env, shimEnv+"="+string(encoded))
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	// Its own process group, so Stop reaches anything the service starts;
+	// Pdeathsig so it does not outlive a perfgate killed with SIGKILL.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", spec.Binary, err)
+	}
+	p.t.track(p, true)
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	return nil
+}
+
+// waitReady polls the readiness path and races it against the process
+// exiting, so a service that dies at start-up fails at once.
+func (p *process) waitReady(ctx context.Context, spec target.Spec) error {
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.NewTimer(spec.ReadyTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	lastProblem := "no answer yet"
+	for {
+		select {
+		case <-p.exited:
+			return &target.StartError{Reason: fmt.Sprintf("the service exited during start-up (%v) before %s answered", p.waitErr, spec.Ready)}
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return &target.StartError{Reason: fmt.Sprintf(
+				"the service did not become ready within %v: GET %s gave %s; check service.ready and service.args (it must listen on {addr}), or raise service.ready_timeout",
+				spec.ReadyTimeout, spec.Ready, lastProblem)}
+		case <-tick.C:
+			resp, err := client.Get(p.url + spec.Ready)
+			if err != nil {
+				lastProblem = err.Error()
+				continue
+			}
+			resp.Body.Close()
+			if resp.StatusCode/100 == 2 {
+				return nil
+			}
+			lastProblem = resp.Status
+		}
+	}
+}
+
+func (p *process) BaseURL() string          { return p.url }
+func (p *process) Exited() <-chan struct{} { return p.exited }
+
+func (p *process) Counters() (target.Counters, error) {
+	c := target.Counters{At: time.Now()}
+	var err error
+	if c.ProcessCPUNano, err = processCPUNanos(p.cmd.Process.Pid); err != nil {
+		return c, fmt.Errorf("read service CPU time: %w", err)
+	}
+	c.MaxRSSBytes, _ = maxRSSBytes(p.cmd.Process.Pid)
+	if p.group != nil {
+		s, err := p.group.Stats()
+		if err != nil {
+			return c, fmt.Errorf("read cgroup counters: %w", err)
+		}
+		c.Cgroup = &s
+	}
+	return c, nil
+}
+
+// Stop sends SIGTERM to the process group, then SIGKILL after stopGrace,
+// records how the process ended and removes its cgroup.
+func (p *process) Stop() target.Exit {
+	p.stopOnce.Do(func() {
+		if p.cmd != nil && p.cmd.Process != nil {
+			select {
+			case <-p.exited:
+				p.exit.ExitedOnItsOwn = true
+			default:
+				_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+				select {
+				case <-p.exited:
+				case <-time.After(stopGrace):
+					_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+					<-p.exited
+				}
+			}
+			// Whatever the service left in its group dies with it.
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			p.recordExitStatus()
+			p.t.track(p, false)
+		}
+		if p.group != nil {
+			if s, err := p.group.Stats(); err == nil && s.OOMKills > 0 {
+				p.exit.OOMKilled = true
+			}
+			if err := p.group.Remove(); err != nil {
+				fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
+			}
+		}
+		for _, f := range []*os.File{p.stdout, p.stderr} {
+			if f != nil {
+				f.Close()
+			}
+		}
+		if p.stderr != nil {
+			p.exit.StderrTail = tail(p.stderr.Name(), 20, 4096)
+		}
+	})
+	return p.exit
+}
+
+func (p *process) recordExitStatus() {
+	state := p.cmd.ProcessState
+	if state == nil {
+		return
+	}
+	p.exit.Code = state.ExitCode()
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		p.exit.Signal = ws.Signal().String()
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail returns at most the last n lines of the file's last maxBytes bytes.
+func tail(path string, n int, maxBytes int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	start := max(0, info.Size()-maxBytes)
+	buf := make([]byte, info.Size()-start)
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,106 @@
+// Package target defines where a service under test runs. A Target starts
+// fresh service processes with fixed CPU and memory limits and reports the
+// counters only the host can see (CPU time, throttling, memory peak, OOM
+// kills). The measurement itself does not depend on the target.
+package target
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+)
+
+// Spec is one service process to start.
+type Spec struct {
+	// Binary is the path of the built service.
+	Binary string
+	// Args and Env are called with the address chosen for this process
+	// (127.0.0.1:PORT) and its port, and return argv[1:] and extra
+	// environment entries (KEY=VALUE).
+	Args func(addr string, port int) []string
+	Env  func(addr string, port int) []string
+	// Ready is the path that answers 2xx once the service serves.
+	Ready        string
+	ReadyTimeout time.Duration
+	// LogDir receives stdout.log and stderr.log.
+	LogDir string
+}
+
+// Target starts service processes. Prepare is called once before the
+// first Start, Close once after the last Stop.
+type Target interface {
+	Name() string
+	Prepare(ctx context.Context) (Environment, error)
+	Start(ctx context.Context, spec Spec) (Instance, error)
+	Close() error
+}
+
+// Instance is one running service process.
+type Instance interface {
+	// BaseURL is where the load and the profile requests go, e.g.
+	// http://127.0.0.1:41234.
+	BaseURL() string
+	// Counters reads the process's cumulative counters now.
+	Counters() (Counters, error)
+	// Exited is closed when the process has exited.
+	Exited() <-chan struct{}
+	// Stop ends the process (and anything it started) and reports how it
+	// ended. It is safe to call more than once.
+	Stop() Exit
+}
+
+// Environment is what a target knows about where it runs the service.
+type Environment struct {
+	Target string `json:"target"`
+	// Confinement is "cgroup v1", "cgroup v2" or "unconfined".
+	Confinement   string        `json:"confinement"`
+	CgroupVersion int           `json:"cgroup_version,omitempty"`
+	Limits        cgroup.Limits `json:"limits"`
+	// ServiceCPUs and GeneratorCPUs are the CPU sets the service and the
+	// load generator are pinned to (empty when not pinned).
+	ServiceCPUs   []int `json:"service_cpus,omitempty"`
+	GeneratorCPUs []int `json:"generator_cpus,omitempty"`
+	// GOMAXPROCS is the value the service runs with and where it comes
+	// from ("set from the CPU limit" or "set by service.env").
+	GOMAXPROCS       int    `json:"gomaxprocs"`
+	GOMAXPROCSSource string `json:"gomaxprocs_source"`
+	// Warnings are conditions that make numbers less trustworthy.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Counters are cumulative process and cgroup figures at one instant.
+type Counters struct {
+	At             time.Time `json:"at"`
+	ProcessCPUNano int64     `json:"process_cpu_ns"`
+	// Cgroup is nil when the service runs unconfined.
+	Cgroup *cgroup.Stats `json:"cgroup,omitempty"`
+	// MaxRSSBytes is the process's resident high-water mark (VmHWM).
+	MaxRSSBytes int64 `json:"max_rss_bytes"`
+}
+
+// Exit is how a service process ended.
+type Exit struct {
+	// Exited is false when the process was still running until Stop.
+	ExitedOnItsOwn bool   `json:"exited_on_its_own"`
+	Code           int    `json:"code"`
+	Signal         string `json:"signal,omitempty"`
+	OOMKilled      bool   `json:"oom_killed"`
+	// StderrTail is the end of the service's stderr, for crash reports.
+	StderrTail string `json:"stderr_tail,omitempty"`
+}
+
+// StartError is a service that did not become ready; Exit says whether it
+// died on its own.
+type StartError struct {
+	Reason string
+	Exit   Exit
+}
+
+func (e *StartError) Error() string {
+	if e.Exit.StderrTail == "" {
+		return e.Reason
+	}
+	return fmt.Sprintf("%s; last lines of its stderr:\n%s", e.Reason, e.Exit.StderrTail)
+}
