@@ -1,0 +1,117 @@
+// Package build compiles the base and the head of a service with the same
+// toolchain and flags, and records what was built.
+package build
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Flags are the go build flags of both sides. -trimpath keeps file paths
+// (which differ between a worktree and a checkout) out of the binaries and
+// their profiles.
+var Flags = []string{"-trimpath"}
+
+// Binary is one built side.
+type Binary struct {
+	Label string `json:"label"`
+	// Source is the tree that was built; Revision its git commit when known.
+	Source   string `json:"source"`
+	Revision string `json:"revision,omitempty"`
+	Dirty    bool   `json:"dirty,omitempty"`
+	Path     string `json:"path"`
+	// BuildInfo is `go version -m` of the binary.
+	BuildInfo string `json:"build_info"`
+}
+
+// Error is a failed build: an infrastructure outcome, not a measurement.
+type Error struct {
+	Label   string
+	Command string
+	// OutputTail is the end of the compiler's output.
+	OutputTail string
+	Err        error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("building %s failed (%s: %v):\n%s", e.Label, e.Command, e.Err, e.OutputTail)
+}
+
+// GoVersion is the toolchain both sides are built with.
+func GoVersion(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output()
+	if err != nil {
+		return "", fmt.Errorf("no usable Go toolchain (go env GOVERSION: %v); install Go and put it on PATH", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Build compiles the package pkg (relative to tree, e.g. ./cmd/server) to
+// outPath. It runs in the Go module that contains the package, so a service
+// may live in a subdirectory of its repository.
+func Build(ctx context.Context, label, tree, pkg, outPath string) (Binary, error) {
+	b := Binary{Label: label, Source: tree, Path: outPath}
+	pkgDir := filepath.Join(tree, pkg)
+	moduleDir, err := moduleRoot(pkgDir)
+	if err != nil {
+		return b, &Error{Label: label, Command: "find go.mod", Err: err}
+	}
+	rel, err := filepath.Rel(moduleDir, pkgDir)
+	if err != nil {
+		return b, &Error{Label: label, Command: "find go.mod", Err: err}
+	}
+	abs, err := filepath.Abs(outPath)
+	if err != nil {
+		return b, err
+	}
+	args := append([]string{"build"}, Flags...)
+	args = append(args, "-o", abs, "./"+filepath.ToSlash(rel))
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = moduleDir
+	// One toolchain for both sides: never let a go.mod switch it.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	command := "CGO_ENABLED=0 go " + strings.Join(args, " ") + " (in " + moduleDir + ")"
+	if err := cmd.Run(); err != nil {
+		return b, &Error{Label: label, Command: command, OutputTail: lastLines(out.String(), 40), Err: err}
+	}
+	info, err := exec.CommandContext(ctx, "go", "version", "-m", abs).Output()
+	if err != nil {
+		return b, &Error{Label: label, Command: "go version -m " + abs, Err: err}
+	}
+	b.BuildInfo = string(info)
+	b.Revision, b.Dirty = gitRevision(ctx, tree)
+	return b, nil
+}
+
+// moduleRoot walks up from dir to the directory holding go.mod.
+func moduleRoot(dir string) (string, error) {
+	start := dir
+	if _, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("service.package: %s does not exist", dir)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod in %s or any parent directory", start)
+		}
+		dir = parent
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,101 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repoWithService makes a git repository whose service lives in svc/ and
+// has two commits: "v1" answers one, the working tree answers two.
+func repoWithService(t *testing.T) string {
+	t.Helper()
+	top := t.TempDir()
+	svc := filepath.Join(top, "svc")
+	write(t, filepath.Join(svc, "go.mod"), "module example.com/svc\n\ngo 1.24\n")
+	write(t, filepath.Join(svc, "cmd/server/main.go"), "package main\n\nfunc main() { println(1) }\n")
+	run(t, top, "git", "init", "-q")
+	run(t, top, "git", "add", ".")
+	run(t, top, "git", "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "v1")
+	run(t, top, "git", "tag", "v1")
+	write(t, filepath.Join(svc, "cmd/server/main.go"), "package main\n\nfunc main() { println(2) }\n")
+	return top
+}
+
+func TestBaseAsGitRefBuildsInATemporaryWorktree(t *testing.T) {
+	top := repoWithService(t)
+	head := filepath.Join(top, "svc")
+	base, err := ResolveBase(context.Background(), "v1", head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(base.Dir, "/tree/svc") || base.Commit == "" {
+		t.Fatalf("base = %+v, want the worktree's svc directory", base)
+	}
+	bin := filepath.Join(t.TempDir(), "base")
+	b, err := Build(context.Background(), "base", base.Dir, "./cmd/server", bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run(t, "", bin); strings.TrimSpace(out) != "1" {
+		t.Errorf("base binary printed %q, want the v1 code", out)
+	}
+	if !strings.Contains(b.BuildInfo, "-trimpath=true") || !strings.Contains(b.BuildInfo, "CGO_ENABLED=0") {
+		t.Errorf("go version -m does not show the flags:\n%s", b.BuildInfo)
+	}
+	if b.Revision != base.Commit {
+		t.Errorf("revision %q, want %q", b.Revision, base.Commit)
+	}
+	if err := base.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(base.Dir); !os.IsNotExist(err) {
+		t.Errorf("worktree %s survived cleanup", base.Dir)
+	}
+	if out := run(t, top, "git", "worktree", "list"); strings.Count(out, "\n") != 1 {
+		t.Errorf("git still lists the worktree:\n%s", out)
+	}
+}
+
+func TestBaseThatIsNeitherDirNorRef(t *testing.T) {
+	top := repoWithService(t)
+	_, err := ResolveBase(context.Background(), "no-such-branch", filepath.Join(top, "svc"))
+	if err == nil || !strings.Contains(err.Error(), `"no-such-branch" is neither a directory nor a commit`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestBuildFailureCarriesCompilerOutput(t *testing.T) {
+	top := repoWithService(t)
+	write(t, filepath.Join(top, "svc/cmd/server/main.go"), "package main\n\nfunc main() { undefinedThing() }\n")
+	_, err := Build(context.Background(), "head", filepath.Join(top, "svc"), "./cmd/server", filepath.Join(t.TempDir(), "head"))
+	var be *Error
+	if !errors.As(err, &be) || !strings.Contains(be.OutputTail, "undefined: undefinedThing") {
+		t.Fatalf("err = %v, want a build error with the compiler's message", err)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(t *testing.T, dir string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}

@@ -1,0 +1,96 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Base is the resolved --base: a directory to build, and how to remove it
+// when it is a temporary worktree.
+type Base struct {
+	Dir string
+	// Ref and Commit are set when --base named a git ref.
+	Ref    string
+	Commit string
+	remove func() error
+}
+
+// Cleanup removes a temporary worktree; it does nothing for a directory.
+func (b *Base) Cleanup() error {
+	if b.remove == nil {
+		return nil
+	}
+	return b.remove()
+}
+
+// ResolveBase turns --base into a tree: an existing directory is used as
+// is; anything else must be a git ref of the repository that holds head,
+// checked out (detached) as a temporary worktree. The tree returned is the
+// worktree's counterpart of head's directory, so a service in a
+// subdirectory of its repository works.
+func ResolveBase(ctx context.Context, base, head string) (*Base, error) {
+	if info, err := os.Stat(base); err == nil && info.IsDir() {
+		return &Base{Dir: base}, nil
+	}
+	top, err := git(ctx, head, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("--base %q is not a directory, and --head %s is not inside a git repository to resolve it as a ref in", base, head)
+	}
+	commit, err := git(ctx, top, "rev-parse", "--verify", "--quiet", base+"^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("--base %q is neither a directory nor a commit, branch or tag of the repository at %s; fetch it first (git fetch origin %s) or pass a directory", base, top, base)
+	}
+	absHead, err := filepath.Abs(head)
+	if err != nil {
+		return nil, err
+	}
+	realTop, _ := filepath.EvalSymlinks(top)
+	realHead, _ := filepath.EvalSymlinks(absHead)
+	sub, err := filepath.Rel(realTop, realHead)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "perfgate-base-")
+	if err != nil {
+		return nil, err
+	}
+	worktree := filepath.Join(tmp, "tree")
+	if _, err := git(ctx, top, "worktree", "add", "--detach", worktree, commit); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("check out --base %s as a worktree: %w", base, err)
+	}
+	remove := func() error {
+		// A fresh context: cleanup must also run after cancellation.
+		_, err := git(context.Background(), top, "worktree", "remove", "--force", worktree)
+		os.RemoveAll(tmp)
+		return err
+	}
+	return &Base{Dir: filepath.Join(worktree, sub), Ref: base, Commit: commit, remove: remove}, nil
+}
+
+// gitRevision is the commit checked out in dir and whether it has
+// uncommitted changes; empty when dir is not in a git repository.
+func gitRevision(ctx context.Context, dir string) (string, bool) {
+	commit, err := git(ctx, dir, "rev-parse", "HEAD")
+	if err != nil {
+		return "", false
+	}
+	status, _ := git(ctx, dir, "status", "--porcelain", "--", ".")
+	return commit, status != ""
+}
+
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

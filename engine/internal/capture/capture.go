@@ -1,0 +1,168 @@
+// Package capture fetches pprof profiles and runtime counters from a
+// running service over its net/http/pprof endpoints.
+package capture
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// maxProfileBytes bounds what perfgate reads from a service.
+const maxProfileBytes = 256 << 20
+
+// Client talks to one service's pprof endpoints, e.g.
+// http://127.0.0.1:41234/debug/pprof.
+type Client struct {
+	prefix string
+	http   *http.Client
+}
+
+// New returns a client for the pprof prefix of a service.
+func New(baseURL, pprofPath string) *Client {
+	// No client timeout: windowed profiles take as long as the window;
+	// callers bound requests with their context.
+	return &Client{prefix: baseURL + pprofPath, http: &http.Client{}}
+}
+
+// MemStats fetches the runtime's counters from the debug=1 heap profile.
+func (c *Client) MemStats(ctx context.Context) (MemStats, error) {
+	body, err := c.get(ctx, "/heap?debug=1")
+	if err != nil {
+		return MemStats{}, err
+	}
+	return parseMemStats(bytes.NewReader(body))
+}
+
+// Result is one fetched profile.
+type Result struct {
+	Name string `json:"name"`
+	File string `json:"file,omitempty"`
+	// Samples is the number of samples (the first sample value summed;
+	// for CPU profiles, 100 Hz ticks).
+	Samples int64  `json:"samples"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Window is a set of profiles being recorded over the measured window.
+type Window struct {
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	results []Result
+}
+
+// windowed are the profiles that cover a time window (?seconds=N): the CPU
+// profile, and delta profiles for the cumulative ones.
+var windowed = map[string]string{"cpu": "/profile", "allocs": "/allocs", "mutex": "/mutex", "block": "/block"}
+
+// StartWindow starts every requested windowed profile for seconds and
+// returns at once; Wait collects them into dir as <name>.pb.gz.
+func (c *Client) StartWindow(ctx context.Context, seconds int, dir string, profiles []string) *Window {
+	w := &Window{}
+	for _, name := range profiles {
+		endpoint, ok := windowed[name]
+		if !ok {
+			continue
+		}
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			w.add(c.fetchTo(ctx, name, fmt.Sprintf("%s?seconds=%d", endpoint, seconds), dir))
+		}()
+	}
+	return w
+}
+
+// Wait returns the window's profiles once all have arrived.
+func (w *Window) Wait() []Result {
+	w.wg.Wait()
+	return w.results
+}
+
+func (w *Window) add(r Result) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.results = append(w.results, r)
+}
+
+// Snapshot fetches the instantaneous profiles (heap, goroutine) among the
+// requested ones, taken at the end of the window.
+func (c *Client) Snapshot(ctx context.Context, dir string, profiles []string) []Result {
+	var results []Result
+	for _, name := range profiles {
+		if name == "heap" || name == "goroutine" {
+			results = append(results, c.fetchTo(ctx, name, "/"+name, dir))
+		}
+	}
+	return results
+}
+
+// fetchTo downloads one profile, checks it parses, and writes it.
+func (c *Client) fetchTo(ctx context.Context, name, path, dir string) Result {
+	r := Result{Name: name}
+	body, err := c.get(ctx, path)
+	if err == nil {
+		var p *profile.Profile
+		if p, err = profile.ParseData(body); err == nil {
+			r.Samples = countSamples(p)
+			r.File = name + ".pb.gz"
+			err = os.WriteFile(filepath.Join(dir, r.File), body, 0o644)
+		} else {
+			err = fmt.Errorf("not a pprof profile: %w", err)
+		}
+	}
+	if err != nil {
+		r.File, r.Error = "", err.Error()
+	}
+	return r
+}
+
+func countSamples(p *profile.Profile) int64 {
+	var n int64
+	for _, s := range p.Sample {
+		if len(s.Value) > 0 {
+			n += s.Value[0]
+		}
+	}
+	return n
+}
+
+func (c *Client) get(ctx context.Context, path string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.prefix+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProfileBytes))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s: %s", path, resp.Status, firstLine(body))
+	}
+	return body, nil
+}
+
+func firstLine(b []byte) string {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return string(b)
+}
