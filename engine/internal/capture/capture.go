@@ -50,6 +50,9 @@ type Result struct {
 	// for CPU profiles, 100 Hz ticks).
 	Samples int64  `json:"samples"`
 	Error   string `json:"error,omitempty"`
+	// Finished is when the service finished sending it: a windowed
+	// profile's own work must fall outside the counters' window.
+	Finished time.Time `json:"finished"`
 }
 
 // Window is a set of profiles being recorded over the measured window.
@@ -109,6 +112,7 @@ func (c *Client) Snapshot(ctx context.Context, dir string, profiles []string) []
 func (c *Client) fetchTo(ctx context.Context, name, path, dir string) Result {
 	r := Result{Name: name}
 	body, err := c.get(ctx, path)
+	r.Finished = time.Now()
 	if err == nil {
 		var p *profile.Profile
 		if p, err = profile.ParseData(body); err == nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sort"
 	"syscall"
@@ -23,9 +24,11 @@ type Request struct {
 }
 
 // Generator attacks one service instance. It keeps its connections across
-// the warm-up and the measured window, as a real client pool would.
+// the warm-up and the measured window, as a real client pool would: each
+// attack needs its own vegeta.Attacker (one that finished stays stopped),
+// so the HTTP client is shared instead.
 type Generator struct {
-	attacker *vegeta.Attacker
+	client   *http.Client
 	targeter vegeta.Targeter
 	rate     float64
 }
@@ -40,18 +43,37 @@ func New(baseURL string, rate float64, timeout time.Duration, requests []Request
 		}
 		targets[i] = vegeta.Target{Method: r.Method, URL: baseURL + r.Path, Body: []byte(r.Body), Header: header}
 	}
-	return &Generator{
-		attacker: vegeta.NewAttacker(vegeta.Timeout(timeout), vegeta.KeepAlive(true), vegeta.Redirects(vegeta.NoFollow)),
-		targeter: vegeta.NewStaticTargeter(targets...),
-		rate:     rate,
+	client := &http.Client{
+		Timeout: timeout,
+		// Never a proxy: load only goes to the service under test.
+		Transport: &http.Transport{
+			DialContext:         (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConnsPerHost: vegeta.DefaultConnections,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+	return &Generator{client: client, targeter: vegeta.NewStaticTargeter(targets...), rate: rate}
 }
 
-// Attack sends load at the generator's rate for d and summarises it. Each
-// result is written to out (vegeta's binary encoding, readable by
-// `vegeta report`) unless out is nil. A cancelled ctx stops the attack
-// early; the summary then covers what was sent.
-func (g *Generator) Attack(ctx context.Context, name string, d time.Duration, out io.Writer) (Summary, error) {
+// Close releases the generator's idle connections.
+func (g *Generator) Close() { g.client.CloseIdleConnections() }
+
+// Attack is one attack of a run.
+type Attack struct {
+	Name     string
+	Duration time.Duration
+	// Out receives every result in vegeta's binary encoding (readable by
+	// `vegeta report`); nil keeps none.
+	Out io.Writer
+	// CountFrom, when set, makes Summary.RequestsFrom count the requests
+	// sent at or after it (a profile that started mid-attack covers those).
+	CountFrom time.Time
+}
+
+// Attack sends load at the generator's rate and summarises it. A cancelled
+// ctx stops the attack early; the summary then covers what was sent.
+func (g *Generator) Attack(ctx context.Context, a Attack) (Summary, error) {
+	name, d, out := a.Name, a.Duration, a.Out
 	pacer := vegeta.ConstantPacer{Freq: int(g.rate), Per: time.Second}
 	if g.rate != float64(int(g.rate)) {
 		// Fractional rates: pace per minute to keep the precision.
@@ -66,11 +88,14 @@ func (g *Generator) Attack(ctx context.Context, name string, d time.Duration, ou
 		metrics vegeta.Metrics
 		lags    []time.Duration
 		began   time.Time
+		// requestsFrom counts results sent at or after a.CountFrom.
+		requestsFrom uint64
 	)
 	cpuBefore := selfCPU()
 	wallBefore := time.Now()
-	results := g.attacker.Attack(g.targeter, pacer, d, name)
-	stop := context.AfterFunc(ctx, func() { g.attacker.Stop() })
+	attacker := vegeta.NewAttacker(vegeta.Client(g.client))
+	results := attacker.Attack(g.targeter, pacer, d, name)
+	stop := context.AfterFunc(ctx, func() { attacker.Stop() })
 	defer stop()
 	var encodeErr error
 	for res := range results {
@@ -79,6 +104,9 @@ func (g *Generator) Attack(ctx context.Context, name string, d time.Duration, ou
 		}
 		if !began.IsZero() {
 			lags = append(lags, res.Timestamp.Sub(began.Add(time.Duration(res.Seq)*interval)))
+		}
+		if !a.CountFrom.IsZero() && !res.Timestamp.Before(a.CountFrom) {
+			requestsFrom++
 		}
 		// Bodies and headers are not needed downstream and would make
 		// the results file as large as every response.
@@ -94,6 +122,7 @@ func (g *Generator) Attack(ctx context.Context, name string, d time.Duration, ou
 	}
 	s := summarise(&metrics, d)
 	s.TargetRate = g.rate
+	s.RequestsFrom = requestsFrom
 	s.GeneratorCPUNanos = selfCPU() - cpuBefore
 	s.GeneratorWallNanos = time.Since(wallBefore).Nanoseconds()
 	s.PacerLagP99, s.PacerLagMax = lagQuantiles(lags)

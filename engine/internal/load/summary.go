@@ -9,8 +9,10 @@ import (
 // Summary is one attack's figures, in perfgate's own stable names (the
 // vegeta Metrics struct is not part of report.json's contract).
 type Summary struct {
-	Requests   uint64  `json:"requests"`
-	TargetRate float64 `json:"target_rate"`
+	Requests uint64 `json:"requests"`
+	// RequestsFrom is how many were sent at or after Attack.CountFrom.
+	RequestsFrom uint64  `json:"requests_from,omitempty"`
+	TargetRate   float64 `json:"target_rate"`
 	// AchievedRate is requests sent per second of the planned window.
 	AchievedRate float64 `json:"achieved_rate"`
 	// Throughput is successful responses per second, waiting included.

@@ -153,7 +153,7 @@ func (p *process) waitReady(ctx context.Context, spec target.Spec) error {
 	}
 }
 
-func (p *process) BaseURL() string          { return p.url }
+func (p *process) BaseURL() string         { return p.url }
 func (p *process) Exited() <-chan struct{} { return p.exited }
 
 func (p *process) Counters() (target.Counters, error) {

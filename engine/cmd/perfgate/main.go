@@ -1,0 +1,125 @@
+// Command perfgate gates a pull request on the performance of a Go HTTP
+// service: it builds base and head, measures both under the same limits and
+// load, and records everything in a results directory.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/results"
+)
+
+const usage = `perfgate gates pull requests on the performance of Go HTTP services.
+
+Usage:
+  perfgate gate --config perfgate.yml --base <dir|git-ref> --head <dir> --out results/ [--seed N]
+  perfgate config check perfgate.yml
+
+Exit codes: 0 pass, 1 regression, 2 usage or configuration error,
+3 build or infrastructure error, 4 invalid measurement.
+`
+
+func main() {
+	// A first SIGINT/SIGTERM cancels the experiment, which stops the
+	// service, removes its cgroup and writes the results; a second one
+	// kills perfgate at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return gate.ExitConfig
+	}
+	switch args[0] {
+	case "gate":
+		return runGate(ctx, args[1:], stdout, stderr)
+	case "config":
+		if len(args) != 3 || args[1] != "check" {
+			fmt.Fprint(stderr, "usage: perfgate config check perfgate.yml\n")
+			return gate.ExitConfig
+		}
+		return configCheck(args[2], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "perfgate: unknown command %q\n\n%s", args[0], usage)
+	return gate.ExitConfig
+}
+
+func configCheck(path string, stdout, stderr io.Writer) int {
+	cfg, err := config.Load(path)
+	if err != nil {
+		printError(stderr, err)
+		return gate.ExitConfig
+	}
+	fmt.Fprintf(stdout, "%s: valid (%d pairs of %s at %g req/s, %d requests in the mix, target %s)\n",
+		path, cfg.Pairs, cfg.Load.Duration, cfg.Load.Rate, len(cfg.Load.Requests), cfg.Target)
+	return 0
+}
+
+func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := gate.Options{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "gate"}, args...)}
+	fs.StringVar(&o.ConfigPath, "config", "perfgate.yml", "perfgate.yml of the service")
+	fs.StringVar(&o.Base, "base", "", "base: a directory, or a git ref of the repository at --head")
+	fs.StringVar(&o.Head, "head", ".", "head: the directory of the pull request's checkout")
+	fs.StringVar(&o.Out, "out", "results", "results directory")
+	seed := fs.String("seed", "", "replay the run order of an earlier gate (its report.json seed)")
+	if err := fs.Parse(args); err != nil {
+		return gate.ExitConfig
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "perfgate gate: unexpected argument %q\n", fs.Arg(0))
+		return gate.ExitConfig
+	}
+	if o.Base == "" {
+		fmt.Fprintln(stderr, "perfgate gate: --base is required: a directory, or a git ref such as origin/main")
+		return gate.ExitConfig
+	}
+	if *seed != "" {
+		n, err := strconv.ParseUint(*seed, 10, 64)
+		if err != nil {
+			fmt.Fprintf(stderr, "perfgate gate: --seed %q is not an unsigned integer; copy it from report.json's seed\n", *seed)
+			return gate.ExitConfig
+		}
+		o.Seed = &n
+	}
+	rep, err := gate.Run(ctx, o)
+	if err != nil {
+		printError(stderr, err)
+	}
+	if rep == nil {
+		return gate.ExitCode("", err)
+	}
+	fmt.Fprintln(stdout)
+	results.PrintComparison(stdout, rep.Summary)
+	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, o.Out, rep.Seed)
+	return gate.ExitCode(rep.Verdict, err)
+}
+
+// printError prints each perfgate.yml problem on its own line (file:line:
+// field: ...), and any other error as one message.
+func printError(w io.Writer, err error) {
+	problems := config.Errors(err)
+	if len(problems) == 0 {
+		fmt.Fprintf(w, "perfgate: %v\n", err)
+		return
+	}
+	for _, p := range problems {
+		fmt.Fprintln(w, p)
+	}
+}

@@ -1,0 +1,191 @@
+// Package report defines report.json, the versioned record of a perfgate
+// experiment: the engine writes it, the renderers and the GitHub Action
+// read it. Field names are a user-facing contract (docs/report-schema.md):
+// add fields freely, never rename or remove one without bumping Schema.
+package report
+
+import (
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/build"
+	"github.com/perfgate/perfgate/engine/internal/capture"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/load"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// Schema is the version of report.json this engine writes.
+const Schema = 1
+
+// Verdicts.
+const (
+	Pass         = "pass"
+	Regression   = "regression"
+	Improvement  = "improvement"
+	Inconclusive = "inconclusive"
+	Invalid      = "invalid"
+	Error        = "error"
+)
+
+// Report is report.json.
+type Report struct {
+	Schema  int    `json:"schema"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// Complete is false while the experiment is running or when it was
+	// interrupted: report.json is rewritten after every run so nothing
+	// measured is lost.
+	Complete    bool          `json:"complete"`
+	Command     []string      `json:"command"`
+	Started     time.Time     `json:"started"`
+	Finished    time.Time     `json:"finished,omitzero"`
+	Seed        uint64        `json:"seed"`
+	Config      config.Config `json:"config"`
+	Environment Environment   `json:"environment"`
+	Build       Builds        `json:"build"`
+	Runs        []Run         `json:"runs"`
+	// Summary holds the per-side medians of the valid runs.
+	Summary []Median `json:"summary"`
+	// Metrics, Functions and Hints are filled by the statistics step;
+	// they stay empty until it exists.
+	Metrics   []Metric   `json:"metrics"`
+	Functions []Function `json:"functions"`
+	Hints     []Hint     `json:"hints"`
+	Warnings  []string   `json:"warnings"`
+}
+
+// Environment is where the experiment ran.
+type Environment struct {
+	Host      string `json:"host"`
+	CPUModel  string `json:"cpu_model"`
+	CPUs      int    `json:"cpus"`
+	Kernel    string `json:"kernel"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	GoVersion string `json:"go_version"`
+	// Engine is this perfgate's version.
+	Engine string `json:"engine"`
+	target.Environment
+}
+
+// Builds are the two binaries compared.
+type Builds struct {
+	Base build.Binary `json:"base"`
+	Head build.Binary `json:"head"`
+	// Error is the compiler output tail of a failed build.
+	Error string `json:"error,omitempty"`
+}
+
+// Run is one fresh service process measured over one window.
+type Run struct {
+	Side string `json:"side"` // base | head
+	// Pair is 1-based; Order is the run's position in the experiment.
+	Pair  int    `json:"pair"`
+	Order int    `json:"order"`
+	Dir   string `json:"dir"` // relative to the results directory
+	Valid bool   `json:"valid"`
+	// InvalidReasons say why a run must not be compared.
+	InvalidReasons []string         `json:"invalid_reasons,omitempty"`
+	Started        time.Time        `json:"started"`
+	Load           load.Summary     `json:"load"`
+	Figures        Figures          `json:"figures"`
+	Counters       Counters         `json:"counters"`
+	Profiles       []capture.Result `json:"profiles"`
+	// ProfileRequests is how many requests were sent while the windowed
+	// profiles ran (the window plus the warm-up's last 0.7 s): the
+	// denominator of per-request profile figures.
+	ProfileRequests uint64 `json:"profile_requests"`
+	// ProfilesUnavailable says why there are no profiles or MemStats.
+	ProfilesUnavailable string      `json:"profiles_unavailable,omitempty"`
+	Exit                target.Exit `json:"exit"`
+	Timing              Timing      `json:"timing"`
+}
+
+// Figures are a run's per-request numbers, the ones that are compared.
+// Pointers are absent when the service exposes no MemStats.
+type Figures struct {
+	Requests            uint64   `json:"requests"`
+	CPUMicrosPerRequest float64  `json:"cpu_us_per_req"`
+	CPUSource           string   `json:"cpu_source"` // cgroup | process
+	AllocsPerRequest    *float64 `json:"allocs_per_req,omitempty"`
+	BytesPerRequest     *float64 `json:"bytes_per_req,omitempty"`
+	GCCyclesPerRequest  *float64 `json:"gc_cycles_per_req,omitempty"`
+	GCPauseMicrosPerReq *float64 `json:"gc_pause_us_per_req,omitempty"`
+	LatencyP50Ms        float64  `json:"latency_p50_ms"`
+	LatencyP90Ms        float64  `json:"latency_p90_ms"`
+	LatencyP99Ms        float64  `json:"latency_p99_ms"`
+	LatencyMaxMs        float64  `json:"latency_max_ms"`
+	Throughput          float64  `json:"throughput"`
+	AchievedRate        float64  `json:"achieved_rate"`
+	ErrorRate           float64  `json:"error_rate"`
+	// CPUCores is the service's average CPU use over the window.
+	CPUCores float64 `json:"cpu_cores"`
+	// ThrottledRatio is throttled periods / periods in the window.
+	ThrottledRatio  float64 `json:"throttled_ratio"`
+	ThrottledMs     float64 `json:"throttled_ms"`
+	MemoryPeakBytes int64   `json:"memory_peak_bytes"`
+	// GeneratorCPURatio is the load generator's CPU use over the CPUs it
+	// has; near 1 means it, not the service, limited the load.
+	GeneratorCPURatio float64 `json:"generator_cpu_ratio"`
+}
+
+// Counters are the raw readings at the window's start and end.
+type Counters struct {
+	Start         target.Counters   `json:"start"`
+	End           target.Counters   `json:"end"`
+	MemStatsStart *capture.MemStats `json:"memstats_start,omitempty"`
+	MemStatsEnd   *capture.MemStats `json:"memstats_end,omitempty"`
+}
+
+// Timing is where a run's wall time went; everything but the warm-up and
+// the window is engine overhead.
+type Timing struct {
+	StartToReadyMs float64 `json:"start_to_ready_ms"`
+	WarmupMs       float64 `json:"warmup_ms"`
+	WindowMs       float64 `json:"window_ms"`
+	CaptureMs      float64 `json:"capture_ms"`
+	StopMs         float64 `json:"stop_ms"`
+	TotalMs        float64 `json:"total_ms"`
+	OverheadMs     float64 `json:"overhead_ms"`
+}
+
+// Median is one figure's median over a side's valid runs.
+type Median struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Base  float64 `json:"base"`
+	Head  float64 `json:"head"`
+	Delta float64 `json:"delta"` // (head-base)/base
+	// BaseRuns and HeadRuns are how many valid runs the medians use.
+	BaseRuns int `json:"base_runs"`
+	HeadRuns int `json:"head_runs"`
+}
+
+// Metric is a gating metric's statistical comparison (next step).
+type Metric struct {
+	Name    string     `json:"name"`
+	Unit    string     `json:"unit"`
+	Base    float64    `json:"base"`
+	Head    float64    `json:"head"`
+	Delta   float64    `json:"delta"`
+	CI      [2]float64 `json:"ci"`
+	P       float64    `json:"p"`
+	Outcome string     `json:"outcome"`
+}
+
+// Function is a per-function, per-request profile delta (next step).
+type Function struct {
+	Profile string  `json:"profile"`
+	Name    string  `json:"name"`
+	Base    float64 `json:"base"`
+	Head    float64 `json:"head"`
+	Delta   float64 `json:"delta"`
+	Unit    string  `json:"unit"`
+}
+
+// Hint is a root-cause hint with its evidence (next step).
+type Hint struct {
+	Rule     string `json:"rule"`
+	Message  string `json:"message"`
+	Evidence string `json:"evidence"`
+}

@@ -1,0 +1,71 @@
+package results
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// MergeProfiles merges each profile kind over a side's valid runs into
+// <side>.<kind>.pb.gz, so `go tool pprof -diff_base base.cpu.pb.gz
+// head.cpu.pb.gz` compares whole sides. It returns the files written.
+func MergeProfiles(dir string, runs []report.Run, side string) ([]string, error) {
+	byKind := map[string][]*profile.Profile{}
+	var kinds []string
+	for _, r := range runs {
+		if r.Side != side || !r.Valid {
+			continue
+		}
+		for _, p := range r.Profiles {
+			if p.File == "" {
+				continue
+			}
+			prof, err := readProfile(filepath.Join(dir, r.Dir, p.File))
+			if err != nil {
+				return nil, err
+			}
+			if byKind[p.Name] == nil {
+				kinds = append(kinds, p.Name)
+			}
+			byKind[p.Name] = append(byKind[p.Name], prof)
+		}
+	}
+	var written []string
+	for _, kind := range kinds {
+		merged, err := profile.Merge(byKind[kind])
+		if err != nil {
+			return written, fmt.Errorf("merge %s %s profiles: %w", side, kind, err)
+		}
+		name := fmt.Sprintf("%s.%s.pb.gz", side, kind)
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return written, err
+		}
+		err = merged.Write(f)
+		if closeErr := f.Close(); err == nil {
+			err = closeErr
+		}
+		if err != nil {
+			return written, fmt.Errorf("write %s: %w", name, err)
+		}
+		written = append(written, name)
+	}
+	return written, nil
+}
+
+func readProfile(path string) (*profile.Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,106 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// figure is one per-run number compared between the sides.
+type figure struct {
+	name, unit string
+	get        func(report.Figures) (float64, bool)
+}
+
+func value(v float64) (float64, bool) { return v, true }
+func optional(v *float64) (float64, bool) {
+	if v == nil {
+		return 0, false
+	}
+	return *v, true
+}
+
+var figuresCompared = []figure{
+	{"cpu", "µs/req", func(f report.Figures) (float64, bool) { return value(f.CPUMicrosPerRequest) }},
+	{"allocs", "allocs/req", func(f report.Figures) (float64, bool) { return optional(f.AllocsPerRequest) }},
+	{"bytes", "B/req", func(f report.Figures) (float64, bool) { return optional(f.BytesPerRequest) }},
+	{"gc", "GC/req", func(f report.Figures) (float64, bool) { return optional(f.GCCyclesPerRequest) }},
+	{"latency_p50", "ms", func(f report.Figures) (float64, bool) { return value(f.LatencyP50Ms) }},
+	{"latency_p90", "ms", func(f report.Figures) (float64, bool) { return value(f.LatencyP90Ms) }},
+	{"latency_p99", "ms", func(f report.Figures) (float64, bool) { return value(f.LatencyP99Ms) }},
+	{"latency_max", "ms", func(f report.Figures) (float64, bool) { return value(f.LatencyMaxMs) }},
+	{"throughput", "req/s", func(f report.Figures) (float64, bool) { return value(f.Throughput) }},
+	{"errors", "ratio", func(f report.Figures) (float64, bool) { return value(f.ErrorRate) }},
+	{"throttled", "ratio", func(f report.Figures) (float64, bool) { return value(f.ThrottledRatio) }},
+	{"memory_peak", "MiB", func(f report.Figures) (float64, bool) { return float64(f.MemoryPeakBytes) / (1 << 20), true }},
+}
+
+// Medians compares the sides' medians over their valid runs.
+func Medians(runs []report.Run) []report.Median {
+	var out []report.Median
+	for _, fig := range figuresCompared {
+		base, head := collect(runs, "base", fig), collect(runs, "head", fig)
+		if len(base) == 0 && len(head) == 0 {
+			continue
+		}
+		m := report.Median{Name: fig.name, Unit: fig.unit, Base: median(base), Head: median(head), BaseRuns: len(base), HeadRuns: len(head)}
+		if m.Base != 0 && len(base) > 0 && len(head) > 0 {
+			m.Delta = (m.Head - m.Base) / m.Base
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func collect(runs []report.Run, side string, fig figure) []float64 {
+	var vs []float64
+	for _, r := range runs {
+		if r.Side == side && r.Valid {
+			if v, ok := fig.get(r.Figures); ok {
+				vs = append(vs, v)
+			}
+		}
+	}
+	return vs
+}
+
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+// PrintComparison writes the short plain-text comparison of medians that
+// ends a gate.
+func PrintComparison(w io.Writer, medians []report.Median) {
+	fmt.Fprintf(w, "%-12s %14s %14s %9s   %s\n", "metric", "base", "head", "delta", "valid runs (base/head)")
+	for _, m := range medians {
+		delta := "~"
+		if m.BaseRuns > 0 && m.HeadRuns > 0 && m.Base != 0 {
+			delta = fmt.Sprintf("%+.1f%%", 100*m.Delta)
+		}
+		fmt.Fprintf(w, "%-12s %14s %14s %9s   %d/%d\n", m.Name, format(m.Base, m.Unit), format(m.Head, m.Unit), delta, m.BaseRuns, m.HeadRuns)
+	}
+}
+
+func format(v float64, unit string) string {
+	switch {
+	case unit == "ratio":
+		return fmt.Sprintf("%.3f%%", 100*v)
+	case v >= 1000:
+		return fmt.Sprintf("%.0f %s", v, unit)
+	case v >= 10:
+		return fmt.Sprintf("%.1f %s", v, unit)
+	default:
+		return fmt.Sprintf("%.3f %s", v, unit)
+	}
+}
