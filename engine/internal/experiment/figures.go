@@ -72,11 +72,13 @@ func invalidReasons(cfg *config.Config, r report.Run, crashed bool) []string {
 	var reasons []string
 	v := cfg.Validity
 	f := r.Figures
+	// A dead service explains every other symptom (no load served, no
+	// counters), so its reason stands alone.
 	switch {
 	case r.Exit.OOMKilled:
-		reasons = append(reasons, fmt.Sprintf("OOM-killed (memory limit %s)", cfg.Resources.Memory))
+		return []string{fmt.Sprintf("OOM-killed (memory limit %s)", cfg.Resources.Memory)}
 	case crashed:
-		reasons = append(reasons, "crashed during the window: "+exitText(r))
+		return []string{"crashed during the run: " + exitText(r)}
 	}
 	if min := float64(v.MinRate) * cfg.Load.Rate; f.AchievedRate < min {
 		reasons = append(reasons, fmt.Sprintf("achieved rate %.1f/s is below %s of the target %g/s", f.AchievedRate, v.MinRate, cfg.Load.Rate))

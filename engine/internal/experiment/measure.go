@@ -63,16 +63,18 @@ func measure(ctx context.Context, o Options, side string, pair, order int) (repo
 	defer gen.Close()
 	m := &measurement{o: o, inst: inst, gen: gen, dir: dir, r: &r, client: capture.New(inst.BaseURL(), cfg.Service.Pprof)}
 	if err := m.warmUpAndStartProfiles(ctx); err != nil {
-		return interrupted(r, inst), err
+		return abandoned(ctx, r, inst, err), err
 	}
 	if err := m.window(ctx); err != nil {
-		return interrupted(r, inst), err
+		return abandoned(ctx, r, inst, err), err
 	}
 	t := time.Now()
 	r.Exit = inst.Stop()
 	r.Timing.StopMs = ms(time.Since(t))
 	r.Figures = figures(m.crashed, r.Load, r.Counters, o.GeneratorCPUs)
-	r.InvalidReasons = invalidReasons(cfg, r, m.crashed)
+	// A service that died after the window (encoding a profile, shutting
+	// down) was still not healthy: the run is invalid all the same.
+	r.InvalidReasons = invalidReasons(cfg, r, m.crashed || r.Exit.ExitedOnItsOwn)
 	r.Valid = len(r.InvalidReasons) == 0
 	r.Timing.TotalMs = ms(time.Since(began))
 	r.Timing.OverheadMs = r.Timing.TotalMs - r.Timing.WarmupMs - r.Timing.WindowMs
@@ -145,6 +147,12 @@ func (m *measurement) window(ctx context.Context) error {
 		}
 	}
 	if r.Counters.Start, err = m.inst.Counters(); err != nil {
+		if m.diedWithin(time.Second) {
+			// It died in the warm-up (an OOM kill, a crash): the run is
+			// invalid with the reason its exit gives, not an error.
+			m.crashed = true
+			return nil
+		}
 		return fmt.Errorf("read counters at window start: %w", err)
 	}
 	r.Timing.CaptureMs += ms(time.Since(t))
@@ -172,7 +180,12 @@ func (m *measurement) window(ctx context.Context) error {
 		r.Counters.End = r.Counters.Start
 	default:
 		if r.Counters.End, err = m.inst.Counters(); err != nil {
-			return fmt.Errorf("read counters at window end: %w", err)
+			if !m.diedWithin(time.Second) {
+				return fmt.Errorf("read counters at window end: %w", err)
+			}
+			m.crashed = true
+			r.Counters.End = r.Counters.Start
+			break
 		}
 		if r.Counters.MemStatsStart != nil {
 			if ms, err := m.client.MemStats(ctx); err == nil {
@@ -201,10 +214,26 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// interrupted stops the process of a run cut short and marks it invalid.
-func interrupted(r report.Run, inst target.Instance) report.Run {
+// diedWithin reports whether the process exits within d: its counters
+// vanish a moment before its exit is reaped.
+func (m *measurement) diedWithin(d time.Duration) bool {
+	select {
+	case <-m.inst.Exited():
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// abandoned stops the process of a run that could not be completed and
+// marks it invalid with the reason.
+func abandoned(ctx context.Context, r report.Run, inst target.Instance, err error) report.Run {
 	r.Exit = inst.Stop()
-	r.InvalidReasons = append(r.InvalidReasons, "interrupted before the window ended")
+	reason := "measurement failed: " + err.Error()
+	if ctx.Err() != nil {
+		reason = "interrupted before the window ended"
+	}
+	r.InvalidReasons = append(r.InvalidReasons, reason)
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/build"
@@ -57,7 +58,7 @@ func verdict(err error, runs []report.Run, pairs int) (string, string) {
 	}
 	valid := validPairs(runs)
 	if need := min(2, pairs); valid < need || 2*valid < pairs {
-		return report.Invalid, fmt.Sprintf("invalid measurement: only %d of %d pairs have both runs valid (see runs[].invalid_reasons)", valid, pairs)
+		return report.Invalid, fmt.Sprintf("invalid measurement: only %d of %d pairs have both runs valid; %s", valid, pairs, invalidSummary(runs))
 	}
 	return report.Pass, fmt.Sprintf("%d of %d pairs valid; statistics and thresholds are not applied in this version", valid, pairs)
 }
@@ -77,4 +78,25 @@ func validPairs(runs []report.Run) int {
 		}
 	}
 	return n
+}
+
+// invalidSummary names each distinct invalid reason with its side and count,
+// e.g. "head: OOM-killed (memory limit 8Mi) ×2".
+func invalidSummary(runs []report.Run) string {
+	counts := map[string]int{}
+	var order []string
+	for _, r := range runs {
+		for _, reason := range r.InvalidReasons {
+			key := r.Side + ": " + reason
+			if counts[key] == 0 {
+				order = append(order, key)
+			}
+			counts[key]++
+		}
+	}
+	parts := make([]string, len(order))
+	for i, key := range order {
+		parts[i] = fmt.Sprintf("%s ×%d", key, counts[key])
+	}
+	return strings.Join(parts, "; ")
 }

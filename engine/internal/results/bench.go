@@ -22,7 +22,9 @@ func WriteBench(dir string, env report.Environment, runs []report.Run, side stri
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "goos: linux\ngoarch: %s\ncpu: %s\npkg: perfgate/%s\n", runtime.GOARCH, oneLine(env.CPUModel), side)
+	// The configuration lines must be identical in both files, or
+	// benchstat puts base and head in separate tables.
+	fmt.Fprintf(&b, "goos: linux\ngoarch: %s\ncpu: %s\npkg: perfgate\n", runtime.GOARCH, oneLine(env.CPUModel))
 	fmt.Fprintf(&b, "limits: cpu=%dm memory=%d confinement=%s\n", env.Limits.CPUMillicores, env.Limits.MemoryBytes, strings.ReplaceAll(env.Confinement, " ", "-"))
 	for _, r := range runs {
 		if r.Side != side || !r.Valid {

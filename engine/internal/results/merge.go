@@ -40,6 +40,11 @@ func MergeProfiles(dir string, runs []report.Run, side string) ([]string, error)
 		if err != nil {
 			return written, fmt.Errorf("merge %s %s profiles: %w", side, kind, err)
 		}
+		if kind == "allocs" {
+			// What was allocated during the window, not what was still
+			// in use, is what `go tool pprof` should show first.
+			merged.DefaultSampleType = "alloc_space"
+		}
 		name := fmt.Sprintf("%s.%s.pb.gz", side, kind)
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {

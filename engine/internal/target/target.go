@@ -57,6 +57,7 @@ type Environment struct {
 	// Confinement is "cgroup v1", "cgroup v2" or "unconfined".
 	Confinement   string        `json:"confinement"`
 	CgroupVersion int           `json:"cgroup_version,omitempty"`
+	// Limits are the limits as read back from the kernel when confined.
 	Limits        cgroup.Limits `json:"limits"`
 	// ServiceCPUs and GeneratorCPUs are the CPU sets the service and the
 	// load generator are pinned to (empty when not pinned).

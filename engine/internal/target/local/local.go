@@ -45,12 +45,13 @@ func (t *Target) Name() string { return "local" }
 // Without cgroups it carries on unconfined and says so in the warnings.
 func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	t.env = target.Environment{Target: "local", Limits: t.limits, Confinement: "unconfined"}
-	if h, err := t.probeCgroups(); err != nil {
+	if h, readBack, err := t.probeCgroups(); err != nil {
 		t.env.Warnings = append(t.env.Warnings, fmt.Sprintf(
 			"UNCONFINED: the service runs without CPU and memory limits because perfgate could not create a cgroup (%v). "+
 				"Numbers are not comparable with a confined run; run perfgate as root (sudo) or give it a delegated cgroup.", err))
 	} else {
 		t.hierarchy = h
+		t.env.Limits = readBack
 		t.env.CgroupVersion = h.Version
 		t.env.Confinement = fmt.Sprintf("cgroup v%d", h.Version)
 	}
@@ -88,17 +89,22 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 
 // probeCgroups removes groups of dead perfgate processes and creates (then
 // removes) one group, so a missing privilege shows before the first run.
-func (t *Target) probeCgroups() (*cgroup.Hierarchy, error) {
+// It returns the limits as the kernel reports them.
+func (t *Target) probeCgroups() (*cgroup.Hierarchy, cgroup.Limits, error) {
 	h, err := cgroup.Detect()
 	if err != nil {
-		return nil, err
+		return nil, cgroup.Limits{}, err
 	}
 	h.Sweep()
 	g, err := h.Create(t.limits)
 	if err != nil {
-		return nil, err
+		return nil, cgroup.Limits{}, err
 	}
-	return h, g.Remove()
+	readBack, err := g.Limits()
+	if removeErr := g.Remove(); err == nil {
+		err = removeErr
+	}
+	return h, readBack, err
 }
 
 // Close stops any process still running and restores perfgate's affinity.

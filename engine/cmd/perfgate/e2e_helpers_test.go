@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// repoRoot is the perfgate repository (this file is engine/cmd/perfgate).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// exampleService is the bundled example service, the base of every gate.
+func exampleService(t *testing.T) string {
+	return filepath.Join(repoRoot(t), "examples", "service")
+}
+
+// regressedHead copies the example service and applies one of the planted
+// regressions, as a pull request would.
+func regressedHead(t *testing.T, patch string) string {
+	t.Helper()
+	head := filepath.Join(t.TempDir(), "head")
+	if out, err := exec.Command("cp", "-r", exampleService(t), head).CombinedOutput(); err != nil {
+		t.Fatalf("copy example: %v\n%s", err, out)
+	}
+	if patch != "" {
+		cmd := exec.Command("git", "apply", filepath.Join(repoRoot(t), "examples", "regressions", patch))
+		cmd.Dir = head
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("apply %s: %v\n%s", patch, err, out)
+		}
+	}
+	return head
+}
+
+// writeConfig writes a perfgate.yml for the example service: a short
+// experiment, with extra lines appended (later keys must not repeat).
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "perfgate.yml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const shortExperiment = `version: 1
+service:
+  package: ./cmd/server
+  args: ["-addr", "{addr}"]
+  ready_timeout: %s
+resources:
+  cpu: "1"
+  memory: %s
+load:
+  rate: 200
+  warmup: 1s
+  duration: 2s
+  requests:
+    - GET /search?q=alpha
+    - GET /search?q=steel
+    - method: POST
+      path: /order
+      headers: {Content-Type: application/json}
+      body: '{"id":1,"qty":2}'
+pairs: 2
+validity:
+  # A 2 s window of this light mix holds ~15 CPU samples.
+  min_cpu_samples: 5
+`
+
+type gateResult struct {
+	code           int
+	stdout, stderr string
+	out            string
+	report         *report.Report
+}
+
+func runGateCommand(t *testing.T, configPath, base, head string) gateResult {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "results")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"gate", "--config", configPath, "--base", base, "--head", head, "--out", out}, &stdout, &stderr)
+	g := gateResult{code: code, stdout: stdout.String(), stderr: stderr.String(), out: out}
+	if data, err := os.ReadFile(filepath.Join(out, "report.json")); err == nil {
+		g.report = &report.Report{}
+		if err := json.Unmarshal(data, g.report); err != nil {
+			t.Fatalf("report.json does not parse: %v", err)
+		}
+	}
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, g.stdout, g.stderr)
+	return g
+}
+
+// leftovers lists perfgate cgroups and service processes still alive.
+func leftovers(t *testing.T) []string {
+	t.Helper()
+	var found []string
+	for _, parent := range []string{"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/memory", "/sys/fs/cgroup"} {
+		matches, _ := filepath.Glob(filepath.Join(parent, "**", "perfgate-*"))
+		direct, _ := filepath.Glob(filepath.Join(parent, "perfgate-*"))
+		found = append(found, append(matches, direct...)...)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(cmdline), "perfgate-bin-") {
+			found = append(found, p+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	return found
+}

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+	"golang.org/x/perf/benchfmt"
+)
+
+// TestGateFindsAllocationRegression is the main path: a short gate of the
+// example service against a head with a per-request fmt.Sprintf.
+func TestGateFindsAllocationRegression(t *testing.T) {
+	// The example's default port is busy: perfgate picks a port per run.
+	if l, err := net.Listen("tcp", "127.0.0.1:8080"); err == nil {
+		defer l.Close()
+	}
+	cfg := writeConfig(t, fmt.Sprintf(shortExperiment, "30s", "256Mi"))
+	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, "alloc-sprintf.patch"))
+	if g.code != 0 || g.report == nil || g.report.Verdict != "pass" || !g.report.Complete {
+		t.Fatalf("gate: exit %d, report %+v", g.code, g.report)
+	}
+	rep := g.report
+	if len(rep.Runs) != 4 {
+		t.Fatalf("%d runs, want 4", len(rep.Runs))
+	}
+
+	// Per-request allocations: every head run above every base run.
+	var maxBase, minHead float64 = 0, 1e18
+	for _, r := range rep.Runs {
+		if !r.Valid || r.Figures.AllocsPerRequest == nil {
+			t.Fatalf("run %s/%d invalid or without MemStats: %+v", r.Side, r.Pair, r.InvalidReasons)
+		}
+		a := *r.Figures.AllocsPerRequest
+		if r.Side == "base" {
+			maxBase = max(maxBase, a)
+		} else {
+			minHead = min(minHead, a)
+		}
+	}
+	if minHead <= maxBase*1.05 {
+		t.Errorf("allocs/req: head min %.1f not clearly above base max %.1f", minHead, maxBase)
+	}
+
+	// The cgroup quota read back equals the configured limit.
+	env := rep.Environment
+	if os.Geteuid() == 0 {
+		if env.Confinement == "unconfined" || env.Limits.CPUMillicores != 1000 || env.Limits.MemoryBytes != 256<<20 {
+			t.Errorf("limits read back %+v (%s), want 1000m and 256Mi", env.Limits, env.Confinement)
+		}
+	}
+	if env.GOMAXPROCS != 1 || env.GoVersion == "" || env.Kernel == "" || env.CPUModel == "" {
+		t.Errorf("environment incomplete: %+v", env)
+	}
+
+	// Every profile parses, per run and merged per side.
+	for _, r := range rep.Runs {
+		if len(r.Profiles) != 6 {
+			t.Errorf("run %s/%d has %d profiles, want 6: %+v", r.Side, r.Pair, len(r.Profiles), r.Profiles)
+		}
+		for _, p := range r.Profiles {
+			parseProfile(t, filepath.Join(g.out, r.Dir, p.File))
+		}
+		checkVegetaResults(t, filepath.Join(g.out, r.Dir, "results.bin"), r.Load.Requests)
+	}
+	for _, side := range []string{"base", "head"} {
+		for _, kind := range []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"} {
+			parseProfile(t, filepath.Join(g.out, side+"."+kind+".pb.gz"))
+		}
+	}
+	// Allocation profiles are sampled (one per 512 KiB), so a short run
+	// cannot show the small Sprintf strings reliably; the search handler,
+	// which allocates tens of KiB per request, must be there.
+	for _, side := range []string{"base", "head"} {
+		if allocSpace(t, filepath.Join(g.out, side+".allocs.pb.gz"), "handleSearch") == 0 {
+			t.Errorf("%s.allocs.pb.gz attributes nothing to the search handler", side)
+		}
+	}
+
+	// benchstat reads both files as one table: same configuration, one
+	// line per valid run.
+	base, head := readBench(t, filepath.Join(g.out, "bench", "base.txt")), readBench(t, filepath.Join(g.out, "bench", "head.txt"))
+	if len(base) != 2 || len(head) != 2 {
+		t.Errorf("bench files have %d and %d results, want 2 each", len(base), len(head))
+	}
+	if !strings.Contains(g.stdout, "allocs") || !strings.Contains(g.stdout, "verdict: pass") {
+		t.Errorf("no comparison printed:\n%s", g.stdout)
+	}
+	if l := leftovers(t); len(l) > 0 {
+		t.Errorf("left behind after a successful gate: %v", l)
+	}
+}
+
+func parseProfile(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return p
+}
+
+// allocSpace sums alloc_space of samples with a function whose name
+// contains fn on the stack.
+func allocSpace(t *testing.T, path, fn string) int64 {
+	p := parseProfile(t, path)
+	idx := -1
+	for i, st := range p.SampleType {
+		if st.Type == "alloc_space" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		t.Fatalf("%s has no alloc_space", path)
+	}
+	var total int64
+	for _, s := range p.Sample {
+	stack:
+		for _, loc := range s.Location {
+			for _, line := range loc.Line {
+				if strings.Contains(line.Function.Name, fn) {
+					total += s.Value[idx]
+					break stack
+				}
+			}
+		}
+	}
+	return total
+}
+
+func checkVegetaResults(t *testing.T, path string, want uint64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := vegeta.NewDecoder(f)
+	var n uint64
+	for {
+		var r vegeta.Result
+		if err := dec.Decode(&r); err != nil {
+			break
+		}
+		n++
+	}
+	if n != want || n == 0 {
+		t.Errorf("%s holds %d results, the run counted %d", path, n, want)
+	}
+}
+
+func readBench(t *testing.T, path string) []*benchfmt.Result {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var results []*benchfmt.Result
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		switch rec := r.Result(); rec := rec.(type) {
+		case *benchfmt.Result:
+			results = append(results, rec.Clone())
+		case *benchfmt.SyntaxError:
+			t.Errorf("%s: %v", path, rec)
+		}
+	}
+	return results
+}
+
+func TestGateTinyMemoryLimitIsInvalidOOM(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("memory limits need cgroups (root)")
+	}
+	cfg := writeConfig(t, fmt.Sprintf(shortExperiment, "30s", "8Mi"))
+	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, ""))
+	if g.code != 4 || g.report == nil || g.report.Verdict != "invalid" {
+		t.Fatalf("exit %d, want 4 with verdict invalid", g.code)
+	}
+	if !strings.Contains(g.report.Reason, "OOM-killed") {
+		t.Errorf("reason %q does not say OOM-killed", g.report.Reason)
+	}
+	if l := leftovers(t); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}
+
+func TestGateServiceExitingAtStartFailsFast(t *testing.T) {
+	cfg := writeConfig(t, strings.Replace(fmt.Sprintf(shortExperiment, "60s", "256Mi"), `"{addr}"]`, `"{addr}", "-no-such-flag"]`, 1))
+	start := time.Now()
+	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, ""))
+	if g.code != 4 || g.report == nil {
+		t.Fatalf("exit %d, want 4", g.code)
+	}
+	if elapsed := time.Since(start); elapsed > 40*time.Second {
+		t.Errorf("took %v; a service dying at start must not wait for the 60s readiness timeout", elapsed)
+	}
+	first := g.report.Runs[0]
+	if !strings.Contains(first.Exit.StderrTail, "no-such-flag") || !strings.Contains(g.report.Reason, "exited during start-up") {
+		t.Errorf("report lacks the cause: reason %q, stderr %q", g.report.Reason, first.Exit.StderrTail)
+	}
+}
+
+func TestGateServiceNeverReadyTimesOut(t *testing.T) {
+	cfg := writeConfig(t, strings.Replace(fmt.Sprintf(shortExperiment, "2s", "256Mi"), "  ready_timeout:", "  ready: /not-a-health-check\n  ready_timeout:", 1))
+	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, ""))
+	if g.code != 4 || g.report == nil {
+		t.Fatalf("exit %d, want 4", g.code)
+	}
+	if !strings.Contains(g.report.Reason, "did not become ready within 2s") || !strings.Contains(g.report.Reason, "404") {
+		t.Errorf("reason %q does not explain the timeout", g.report.Reason)
+	}
+}
+
+func TestGateBuildFailureIsInfrastructureError(t *testing.T) {
+	head := regressedHead(t, "")
+	main := filepath.Join(head, "cmd", "server", "main.go")
+	src, _ := os.ReadFile(main)
+	if err := os.WriteFile(main, append(src, []byte("\nfunc broken() { undefinedHelper() }\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := runGateCommand(t, writeConfig(t, fmt.Sprintf(shortExperiment, "30s", "256Mi")), exampleService(t), head)
+	if g.code != 3 || g.report == nil || g.report.Verdict != "error" {
+		t.Fatalf("exit %d, want 3 with verdict error", g.code)
+	}
+	if !strings.Contains(g.report.Build.Error, "undefined: undefinedHelper") {
+		t.Errorf("build.error lacks the compiler output: %q", g.report.Build.Error)
+	}
+}
+
+func TestGateConfigErrorExitsBeforeBuilding(t *testing.T) {
+	cfg := writeConfig(t, "version: 1\nservice:\n  package: ./cmd/server\n  args: [\"-addr\", \"{addr}\"]\nresources:\n  cpu: fast\n")
+	start := time.Now()
+	g := runGateCommand(t, cfg, exampleService(t), exampleService(t))
+	if g.code != 2 || !strings.Contains(g.stderr, "perfgate.yml:6: resources.cpu: \"fast\"") {
+		t.Errorf("exit %d, stderr %q", g.code, g.stderr)
+	}
+	if time.Since(start) > 5*time.Second || strings.Contains(g.stdout, "building") {
+		t.Errorf("a config error must stop perfgate before it builds anything")
+	}
+}
