@@ -1,0 +1,3 @@
+module example.com/perfgate-example
+
+go 1.24
