@@ -33,6 +33,9 @@ func New(baseURL, pprofPath string) *Client {
 	return &Client{prefix: baseURL + pprofPath, http: &http.Client{}}
 }
 
+// Close releases the client's idle connections to the service.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
 // MemStats fetches the runtime's counters from the debug=1 heap profile.
 func (c *Client) MemStats(ctx context.Context) (MemStats, error) {
 	body, err := c.get(ctx, "/heap?debug=1")

@@ -68,6 +68,10 @@ func measure(ctx context.Context, o Options, side string, pair, order int) (repo
 	if err := m.window(ctx); err != nil {
 		return abandoned(ctx, r, inst, err), err
 	}
+	// Idle keep-alive connections would make a graceful shutdown wait
+	// for them.
+	gen.Close()
+	m.client.Close()
 	t := time.Now()
 	r.Exit = inst.Stop()
 	r.Timing.StopMs = ms(time.Since(t))
