@@ -3,13 +3,16 @@ package capture
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -203,4 +206,47 @@ func readProfile(t *testing.T, path string) *profile.Profile {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return p
+}
+
+// TestCloseReleasesConnections: a service stopping gracefully waits for
+// idle keep-alive connections, so the client closes its own.
+func TestCloseReleasesConnections(t *testing.T) {
+	var (
+		mu           sync.Mutex
+		open, closed int
+	)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch state {
+		case http.StateNew:
+			open++
+		case http.StateClosed:
+			closed++
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+
+	client := New(srv.URL, "/debug/pprof")
+	for range 2 {
+		if _, err := client.MemStats(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		o, c := open, closed
+		mu.Unlock()
+		if o > 0 && c == o {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d connections still open after Close", o-c, o)
+		}
+	}
 }

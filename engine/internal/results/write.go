@@ -20,10 +20,16 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
+	err = os.WriteFile(tmp, append(data, '\n'), 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	return os.Rename(tmp, path)
+	if err != nil {
+		// A half-written or unrenamed temporary file is litter in the
+		// results directory.
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // WriteReport writes report.json into dir.

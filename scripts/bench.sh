@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Engine benchmarks (results recorded in docs/benchmarks.md): load fidelity
+# at 500, 2,000 and 5,000 req/s, and the engine's wall-time overhead per run.
+# Run as root (cgroups) on an otherwise idle machine.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root/engine"
+go test -run '^$' -bench LoadFidelity -benchtime 1x -count "${COUNT:-3}" ./internal/load
+go test -run '^$' -bench RunOverhead -benchtime 3x -count "${COUNT:-3}" ./internal/experiment
