@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -249,5 +250,41 @@ func TestGateConfigErrorExitsBeforeBuilding(t *testing.T) {
 	}
 	if time.Since(start) > 5*time.Second || strings.Contains(g.stdout, "building") {
 		t.Errorf("a config error must stop perfgate before it builds anything")
+	}
+}
+
+func TestGateServiceWithoutPprofStillMeasuresLoadAndCPU(t *testing.T) {
+	cfg := writeConfig(t, strings.Replace(fmt.Sprintf(shortExperiment, "30s", "256Mi"), "  ready_timeout:", "  pprof: /not-pprof\n  ready_timeout:", 1))
+	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, ""))
+	if g.code != 0 || g.report == nil || g.report.Verdict != "pass" {
+		t.Fatalf("exit %d, want a pass on load and CPU figures alone", g.code)
+	}
+	for _, r := range g.report.Runs {
+		if !strings.Contains(r.ProfilesUnavailable, "no pprof at /not-pprof") || len(r.Profiles) != 0 {
+			t.Errorf("run %s/%d: profiles_unavailable %q, %d profiles", r.Side, r.Pair, r.ProfilesUnavailable, len(r.Profiles))
+		}
+		f := r.Figures
+		if f.CPUMicrosPerRequest <= 0 || f.Requests == 0 || f.LatencyP99Ms <= 0 || f.AllocsPerRequest != nil {
+			t.Errorf("run %s/%d figures %+v: want CPU and load, no allocations", r.Side, r.Pair, f)
+		}
+	}
+}
+
+func TestGateBaseAsGitRefUsesATemporaryWorktree(t *testing.T) {
+	head := exampleService(t)
+	g := runGateCommand(t, writeConfig(t, fmt.Sprintf(shortExperiment, "30s", "256Mi")), "HEAD", head)
+	if g.code != 0 || g.report == nil {
+		t.Fatalf("exit %d", g.code)
+	}
+	b := g.report.Build.Base
+	if b.Revision == "" || !strings.Contains(b.Source, "perfgate-base-") || !strings.HasSuffix(b.Source, filepath.Join("tree", "examples", "service")) {
+		t.Errorf("base build %+v: want the HEAD commit from a temporary worktree", b)
+	}
+	if _, err := os.Stat(b.Source); !os.IsNotExist(err) {
+		t.Errorf("worktree %s still exists after the gate", b.Source)
+	}
+	list, _ := exec.Command("git", "-C", head, "worktree", "list").Output()
+	if strings.Contains(string(list), "perfgate-base-") {
+		t.Errorf("git still lists the worktree:\n%s", list)
 	}
 }
