@@ -55,10 +55,10 @@ type Instance interface {
 type Environment struct {
 	Target string `json:"target"`
 	// Confinement is "cgroup v1", "cgroup v2" or "unconfined".
-	Confinement   string        `json:"confinement"`
-	CgroupVersion int           `json:"cgroup_version,omitempty"`
+	Confinement   string `json:"confinement"`
+	CgroupVersion int    `json:"cgroup_version,omitempty"`
 	// Limits are the limits as read back from the kernel when confined.
-	Limits        cgroup.Limits `json:"limits"`
+	Limits cgroup.Limits `json:"limits"`
 	// ServiceCPUs and GeneratorCPUs are the CPU sets the service and the
 	// load generator are pinned to (empty when not pinned).
 	ServiceCPUs   []int `json:"service_cpus,omitempty"`
