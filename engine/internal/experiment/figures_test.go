@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -199,6 +200,10 @@ func TestFigures(t *testing.T) {
 // optional figures by presence and value.
 func diffFigures(got, want report.Figures) string {
 	var diff string
+	// A new field must be compared below too.
+	if n := reflect.TypeFor[report.Figures]().NumField(); n != 19 {
+		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 19\n", n)
+	}
 	num := func(name string, g, w float64) {
 		if math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
 			diff += fmt.Sprintf("%s = %v, want %v\n", name, g, w)

@@ -133,7 +133,9 @@ func TestInvalidReasons(t *testing.T) {
 		},
 		{
 			name: "failed CPU profile is not counted as too few samples",
-			run:  func(r *report.Run) { r.Profiles[0] = capture.Result{Name: "cpu", Error: "GET /profile: 500", Finished: windowEnd} },
+			run: func(r *report.Run) {
+				r.Profiles[0] = capture.Result{Name: "cpu", Error: "GET /profile: 500", Finished: windowEnd}
+			},
 		},
 		{
 			name: "profile finished before the end counters",
@@ -154,7 +156,9 @@ func TestInvalidReasons(t *testing.T) {
 		},
 		{
 			name: "failed windowed profile has no window to spoil",
-			run:  func(r *report.Run) { r.Profiles[1] = capture.Result{Name: "allocs", Error: "timeout", Finished: windowEnd.Add(-time.Second)} },
+			run: func(r *report.Run) {
+				r.Profiles[1] = capture.Result{Name: "allocs", Error: "timeout", Finished: windowEnd.Add(-time.Second)}
+			},
 		},
 		{
 			name: "every reason at once, in order",

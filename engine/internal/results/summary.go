@@ -82,18 +82,21 @@ func median(vs []float64) float64 {
 // PrintComparison writes the short plain-text comparison of medians that
 // ends a gate.
 func PrintComparison(w io.Writer, medians []report.Median) {
-	fmt.Fprintf(w, "%-12s %14s %14s %9s   %s\n", "metric", "base", "head", "delta", "valid runs (base/head)")
+	fmt.Fprintf(w, "%-12s %18s %18s %9s   %s\n", "metric", "base", "head", "delta", "valid runs (base/head)")
 	for _, m := range medians {
 		delta := "~"
 		if m.BaseRuns > 0 && m.HeadRuns > 0 && m.Base != 0 {
 			delta = fmt.Sprintf("%+.1f%%", 100*m.Delta)
 		}
-		fmt.Fprintf(w, "%-12s %14s %14s %9s   %d/%d\n", m.Name, format(m.Base, m.Unit), format(m.Head, m.Unit), delta, m.BaseRuns, m.HeadRuns)
+		fmt.Fprintf(w, "%-12s %18s %18s %9s   %d/%d\n", m.Name, format(m.Base, m.Unit, m.BaseRuns), format(m.Head, m.Unit, m.HeadRuns), delta, m.BaseRuns, m.HeadRuns)
 	}
 }
 
-func format(v float64, unit string) string {
+// format shows a median with its unit, or "-" when no valid run has it.
+func format(v float64, unit string, runs int) string {
 	switch {
+	case runs == 0:
+		return "-"
 	case unit == "ratio":
 		return fmt.Sprintf("%.3f%%", 100*v)
 	case v >= 1000:
@@ -101,6 +104,8 @@ func format(v float64, unit string) string {
 	case v >= 10:
 		return fmt.Sprintf("%.1f %s", v, unit)
 	default:
-		return fmt.Sprintf("%.3f %s", v, unit)
+		// Three significant digits, so small figures like GC cycles per
+		// request (0.0213) do not print as 0.000.
+		return fmt.Sprintf("%.3g %s", v, unit)
 	}
 }
