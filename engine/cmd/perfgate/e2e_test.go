@@ -13,6 +13,8 @@ import (
 	"github.com/google/pprof/profile"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/perfgate/perfgate/engine/internal/capture"
 )
 
 // TestGateFindsAllocationRegression is the main path: a short gate of the
@@ -100,14 +102,9 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 
 func parseProfile(t *testing.T, path string) *profile.Profile {
 	t.Helper()
-	f, err := os.Open(path)
+	p, err := capture.ReadProfile(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 	return p
 }

@@ -132,6 +132,21 @@ func (c *Client) fetchTo(ctx context.Context, name, path, dir string) Result {
 	return r
 }
 
+// ReadProfile parses a profile file written by perfgate (or any pprof
+// protobuf, gzipped or not).
+func ReadProfile(path string) (*profile.Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return p, nil
+}
+
 func countSamples(p *profile.Profile) int64 {
 	var n int64
 	for _, s := range p.Sample {

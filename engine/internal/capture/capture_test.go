@@ -196,14 +196,9 @@ func resultNames(rs []Result) []string {
 
 func readProfile(t *testing.T, path string) *profile.Profile {
 	t.Helper()
-	f, err := os.Open(path)
+	p, err := ReadProfile(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 	return p
 }

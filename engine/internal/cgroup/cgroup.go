@@ -129,17 +129,7 @@ func (g *Group) ProcsFiles() []string {
 	return files
 }
 
-func (g *Group) uniqueDirs() []string {
-	seen := map[string]bool{}
-	var dirs []string
-	for _, d := range g.dirs {
-		if !seen[d] {
-			seen[d] = true
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
-}
+func (g *Group) uniqueDirs() []string { return uniqueValues(g.dirs) }
 
 // Limits reads the limits back from the kernel.
 func (g *Group) Limits() (Limits, error) {
@@ -255,14 +245,18 @@ func (h *Hierarchy) Existing() []string {
 	return names
 }
 
-func (h *Hierarchy) uniqueParents() []string {
+func (h *Hierarchy) uniqueParents() []string { return uniqueValues(h.parents) }
+
+// uniqueValues lists a controller map's directories once each: co-mounted
+// controllers (cpu,cpuacct) share one.
+func uniqueValues(byController map[string]string) []string {
 	seen := map[string]bool{}
-	var parents []string
-	for _, p := range h.parents {
-		if !seen[p] {
-			seen[p] = true
-			parents = append(parents, p)
+	var dirs []string
+	for _, d := range byController {
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
 		}
 	}
-	return parents
+	return dirs
 }

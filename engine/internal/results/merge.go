@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/perfgate/perfgate/engine/internal/capture"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -24,7 +25,7 @@ func MergeProfiles(dir string, runs []report.Run, side string) ([]string, error)
 			if p.File == "" {
 				continue
 			}
-			prof, err := readProfile(filepath.Join(dir, r.Dir, p.File))
+			prof, err := capture.ReadProfile(filepath.Join(dir, r.Dir, p.File))
 			if err != nil {
 				return nil, err
 			}
@@ -60,17 +61,4 @@ func MergeProfiles(dir string, runs []report.Run, side string) ([]string, error)
 		written = append(written, name)
 	}
 	return written, nil
-}
-
-func readProfile(path string) (*profile.Profile, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
-	}
-	return p, nil
 }

@@ -42,14 +42,9 @@ func writeProfile(t *testing.T, path, kind string) {
 
 func parseFile(t *testing.T, path string) *profile.Profile {
 	t.Helper()
-	f, err := os.Open(path)
+	p, err := capture.ReadProfile(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 	return p
 }
