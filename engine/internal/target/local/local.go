@@ -79,6 +79,11 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		t.env.Warnings = append(t.env.Warnings, "only one CPU is available: the service and the load generator share it, so load generation steals CPU from the service")
 		return t.env, nil
 	}
+	if need := int(math.Ceil(float64(t.limits.CPUMillicores) / 1000)); need > len(t.serviceCPUs) {
+		t.env.Warnings = append(t.env.Warnings, fmt.Sprintf(
+			"resources.cpu %gm needs %d CPUs but %d of the %d available are left for the service after the load generator's; it cannot use its whole quota, so lower resources.cpu or run on a bigger machine",
+			float64(t.limits.CPUMillicores), need, len(t.serviceCPUs), len(allowed)))
+	}
 	if err := pinSelf(t.generatorCPUs); err != nil {
 		return t.env, err
 	}

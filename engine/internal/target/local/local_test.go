@@ -201,3 +201,18 @@ func assertGone(t *testing.T, p *process) {
 		}
 	}
 }
+
+func TestCPULimitAboveTheServiceCPUsIsAWarning(t *testing.T) {
+	allowed, err := allowedCPUs()
+	if err != nil || len(allowed) < 2 {
+		t.Skip("needs at least two CPUs")
+	}
+	_, env := prepared(t, cgroup.Limits{CPUMillicores: int64(len(allowed)) * 1000, MemoryBytes: 64 << 20})
+	found := false
+	for _, w := range env.Warnings {
+		found = found || strings.Contains(w, "cannot use its whole quota")
+	}
+	if !found {
+		t.Errorf("a %d-core limit with %d CPUs left for the service gave no warning: %v", len(allowed), len(env.ServiceCPUs), env.Warnings)
+	}
+}
