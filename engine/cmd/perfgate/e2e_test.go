@@ -24,14 +24,24 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 	if l, err := net.Listen("tcp", "127.0.0.1:8080"); err == nil {
 		defer l.Close()
 	}
-	cfg := writeConfig(t, fmt.Sprintf(shortExperiment, "30s", "256Mi"))
-	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, "alloc-sprintf.patch"))
-	if g.code != 0 || g.report == nil || g.report.Verdict != "pass" || !g.report.Complete {
-		t.Fatalf("gate: exit %d, report %+v", g.code, g.report)
+	g := runGateCommand(t, writeConfig(t, decisiveExperiment), exampleService(t), regressedHead(t, "alloc-sprintf.patch"))
+	if g.code != 1 || g.report == nil || g.report.Verdict != "regression" || !g.report.Complete {
+		t.Fatalf("gate: exit %d, want 1 with verdict regression", g.code)
 	}
 	rep := g.report
-	if len(rep.Runs) != 4 {
-		t.Fatalf("%d runs, want 4", len(rep.Runs))
+	if len(rep.Runs) != 12 {
+		t.Fatalf("%d runs, want 12", len(rep.Runs))
+	}
+	for _, m := range rep.Metrics {
+		if m.Name == "allocs" && (m.Outcome != "regression" || m.Delta < 0.2 || m.CI[0] < 0.1 || m.Pairs != 6) {
+			t.Errorf("allocs: %+v, want a regression of about +37%%", m)
+		}
+		if m.Name == "errors" && m.Outcome != "unchanged" {
+			t.Errorf("errors: %+v, want unchanged", m)
+		}
+	}
+	if rep.Counts["regression"] < 1 || !strings.Contains(rep.Reason, "allocs +") {
+		t.Errorf("reason %q, counts %v", rep.Reason, rep.Counts)
 	}
 
 	// Per-request allocations: every head run above every base run.
@@ -89,10 +99,10 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 	// benchstat reads both files as one table: same configuration, one
 	// line per valid run.
 	base, head := readBench(t, filepath.Join(g.out, "bench", "base.txt")), readBench(t, filepath.Join(g.out, "bench", "head.txt"))
-	if len(base) != 2 || len(head) != 2 {
-		t.Errorf("bench files have %d and %d results, want 2 each", len(base), len(head))
+	if len(base) != 6 || len(head) != 6 {
+		t.Errorf("bench files have %d and %d results, want 6 each", len(base), len(head))
 	}
-	if !strings.Contains(g.stdout, "allocs") || !strings.Contains(g.stdout, "verdict: pass") {
+	if !strings.Contains(g.stdout, "paired comparison") || !strings.Contains(g.stdout, "verdict: regression") {
 		t.Errorf("no comparison printed:\n%s", g.stdout)
 	}
 	if l := leftovers(t); len(l) > 0 {
@@ -253,8 +263,9 @@ func TestGateConfigErrorExitsBeforeBuilding(t *testing.T) {
 func TestGateServiceWithoutPprofStillMeasuresLoadAndCPU(t *testing.T) {
 	cfg := writeConfig(t, strings.Replace(fmt.Sprintf(shortExperiment, "30s", "256Mi"), "  ready_timeout:", "  pprof: /not-pprof\n  ready_timeout:", 1))
 	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, ""))
-	if g.code != 0 || g.report == nil || g.report.Verdict != "pass" {
-		t.Fatalf("exit %d, want a pass on load and CPU figures alone", g.code)
+	// Two pairs are too few to decide anything: inconclusive, exit 0.
+	if g.code != 0 || g.report == nil || g.report.Verdict != "inconclusive" {
+		t.Fatalf("exit %d, want an inconclusive verdict on load and CPU figures alone", g.code)
 	}
 	for _, r := range g.report.Runs {
 		if !strings.Contains(r.ProfilesUnavailable, "no pprof at /not-pprof") || len(r.Profiles) != 0 {

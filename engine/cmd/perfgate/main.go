@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/gate"
 	"github.com/perfgate/perfgate/engine/internal/results"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 const usage = `perfgate gates pull requests on the performance of Go HTTP services.
@@ -107,6 +108,10 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	results.PrintComparison(stdout, rep.Summary)
+	if len(rep.Metrics) > 0 {
+		fmt.Fprintf(stdout, "\npaired comparison over valid pairs (Wilcoxon signed-rank, Hodges–Lehmann; alpha %g, Holm across gating metrics):\n", rep.Config.Gate.Alpha)
+		verdict.PrintMetrics(stdout, rep.Metrics)
+	}
 	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, o.Out, rep.Seed)
 	return gate.ExitCode(rep.Verdict, err)
 }

@@ -11,11 +11,12 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // conclude writes the derived results (merged profiles, benchstat files,
-// medians) and decides the verdict. Until the statistics step exists the
-// verdict is pass unless the measurement is invalid or an error ended it.
+// medians, paired statistics) and decides the verdict: error or invalid
+// when the experiment failed, otherwise what the gating metrics say.
 func (g *gateRun) conclude(err error) {
 	rep := g.rep
 	rep.Finished = time.Now()
@@ -29,7 +30,11 @@ func (g *gateRun) conclude(err error) {
 		}
 	}
 	rep.Summary = results.Medians(runs)
-	rep.Verdict, rep.Reason = verdict(err, runs, g.cfg.Pairs)
+	rep.Verdict, rep.Reason = measurementVerdict(err, runs, g.cfg.Pairs)
+	if rep.Verdict == report.Pass {
+		rep.Metrics = verdict.Compare(runs, g.cfg.Gate)
+		rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
+	}
 	rep.Complete = err == nil
 	var be *build.Error
 	if errors.As(err, &be) {
@@ -37,7 +42,9 @@ func (g *gateRun) conclude(err error) {
 	}
 }
 
-func verdict(err error, runs []report.Run, pairs int) (string, string) {
+// measurementVerdict is error or invalid when the experiment failed or its
+// measurement cannot be compared, and pass when the statistics may decide.
+func measurementVerdict(err error, runs []report.Run, pairs int) (string, string) {
 	var ce *ConfigError
 	var be *build.Error
 	var gaveUp *experiment.GaveUp
@@ -56,28 +63,11 @@ func verdict(err error, runs []report.Run, pairs int) (string, string) {
 	case err != nil:
 		return report.Error, "infrastructure error: " + err.Error()
 	}
-	valid := validPairs(runs)
+	valid := len(verdict.ValidPairs(runs))
 	if need := min(2, pairs); valid < need || 2*valid < pairs {
 		return report.Invalid, fmt.Sprintf("invalid measurement: only %d of %d pairs have both runs valid; %s", valid, pairs, invalidSummary(runs))
 	}
-	return report.Pass, fmt.Sprintf("%d of %d pairs valid; statistics and thresholds are not applied in this version", valid, pairs)
-}
-
-// validPairs counts pairs whose base and head runs are both valid.
-func validPairs(runs []report.Run) int {
-	valid := map[int]int{}
-	for _, r := range runs {
-		if r.Valid {
-			valid[r.Pair]++
-		}
-	}
-	n := 0
-	for _, v := range valid {
-		if v == 2 {
-			n++
-		}
-	}
-	return n
+	return report.Pass, fmt.Sprintf("%d of %d pairs valid", valid, pairs)
 }
 
 // invalidSummary names each distinct invalid reason with its side and count,

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 func valid(side string, pair int) report.Run {
@@ -45,16 +46,16 @@ func TestVerdict(t *testing.T) {
 	}{
 		{
 			name: "all pairs valid", runs: allValid(3), pairs: 3,
-			verdict: report.Pass, reason: "3 of 3 pairs valid; statistics and thresholds are not applied in this version",
+			verdict: report.Pass, reason: "3 of 3 pairs valid",
 		},
 		{
 			name: "one pair", runs: allValid(1), pairs: 1,
-			verdict: report.Pass, reason: "1 of 1 pairs valid; statistics and thresholds are not applied in this version",
+			verdict: report.Pass, reason: "1 of 1 pairs valid",
 		},
 		{
 			name: "half the pairs valid is enough", pairs: 4,
 			runs:    append(allValid(2), valid("base", 3), invalid("head", 3, oom), invalid("base", 4, oom), valid("head", 4)),
-			verdict: report.Pass, reason: "2 of 4 pairs valid; statistics and thresholds are not applied in this version",
+			verdict: report.Pass, reason: "2 of 4 pairs valid",
 		},
 		{
 			name: "fewer than half the pairs valid", pairs: 5,
@@ -110,9 +111,9 @@ func TestVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			verdict, reason := verdict(tt.err, tt.runs, tt.pairs)
-			if verdict != tt.verdict {
-				t.Errorf("verdict %q, want %q (reason %q)", verdict, tt.verdict, reason)
+			got, reason := measurementVerdict(tt.err, tt.runs, tt.pairs)
+			if got != tt.verdict {
+				t.Errorf("verdict %q, want %q (reason %q)", got, tt.verdict, reason)
 			}
 			switch {
 			case tt.reason != "" && reason != tt.reason:
@@ -138,7 +139,7 @@ func TestValidPairs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := validPairs(tt.runs); got != tt.want {
+			if got := len(verdict.ValidPairs(tt.runs)); got != tt.want {
 				t.Errorf("validPairs = %d, want %d", got, tt.want)
 			}
 		})

@@ -46,12 +46,14 @@ type Report struct {
 	Runs        []Run         `json:"runs"`
 	// Summary holds the per-side medians of the valid runs.
 	Summary []Median `json:"summary"`
-	// Metrics, Functions and Hints are filled by the statistics step;
-	// they stay empty until it exists.
-	Metrics   []Metric   `json:"metrics"`
-	Functions []Function `json:"functions"`
-	Hints     []Hint     `json:"hints"`
-	Warnings  []string   `json:"warnings"`
+	// Metrics are the paired statistics; Functions and Hints (profile
+	// attribution) stay empty until that step exists.
+	Metrics []Metric `json:"metrics"`
+	// Counts are how many gating metrics had each outcome.
+	Counts    map[string]int `json:"counts"`
+	Functions []Function     `json:"functions"`
+	Hints     []Hint         `json:"hints"`
+	Warnings  []string       `json:"warnings"`
 }
 
 // Environment is where the experiment ran.
@@ -161,16 +163,32 @@ type Median struct {
 	HeadRuns int `json:"head_runs"`
 }
 
-// Metric is a gating metric's statistical comparison (next step).
+// Metric is one metric's paired comparison: the Hodges–Lehmann estimate of
+// the change with its confidence interval, the one-sided signed-rank
+// p-value and the outcome. Delta, CI, Threshold and Detectable are
+// fractions for relative metrics (scale "relative") and absolute amounts
+// for the error rate (scale "absolute").
 type Metric struct {
-	Name    string     `json:"name"`
-	Unit    string     `json:"unit"`
+	Name  string `json:"name"`
+	Unit  string `json:"unit"`
+	Scale string `json:"scale"`
+	// Base and Head are the sides' medians over the pairs used.
 	Base    float64    `json:"base"`
 	Head    float64    `json:"head"`
 	Delta   float64    `json:"delta"`
 	CI      [2]float64 `json:"ci"`
-	P       float64    `json:"p"`
-	Outcome string     `json:"outcome"`
+	CILevel float64    `json:"ci_level"`
+	// P is the one-sided p-value for an increase (Holm-adjusted across
+	// the gating metrics); PImprovement the same for a decrease.
+	P            float64 `json:"p"`
+	PImprovement float64 `json:"p_improvement"`
+	Outcome      string  `json:"outcome"` // regression | improvement | unchanged | inconclusive
+	Threshold    float64 `json:"threshold"`
+	Gates        bool    `json:"gates"`
+	Pairs        int     `json:"pairs"`
+	// Detectable is the smallest change this run would have found with
+	// 80% power; absent when too few pairs could reach significance.
+	Detectable *float64 `json:"detectable,omitempty"`
 }
 
 // Function is a per-function, per-request profile delta (next step).

@@ -127,6 +127,11 @@ func outcome(r *Result, alpha float64) string {
 		return Improvement
 	case r.CI[1] > r.Threshold:
 		return Inconclusive
+	case r.CILevel < 1-2*alpha-1e-12 && r.CI != [2]float64{0, 0}:
+		// Too few pairs for the interval to reach its level: a narrow
+		// interval then proves nothing. (Identical pairs, such as no
+		// errors on either side, are the exception.)
+		return Inconclusive
 	}
 	return Unchanged
 }

@@ -114,3 +114,15 @@ func mustLogRatios(base, head []float64) []float64 {
 	}
 	return d
 }
+
+func TestTooFewPairsNeverClaimUnchanged(t *testing.T) {
+	base, head := pairs(3, 0.001, 0.0005)
+	r := Decide([]Input{{Name: "cpu", Base: base, Head: head, Threshold: 0.1, Gates: true}}, 0.01)[0]
+	if r.Outcome != Inconclusive || r.CILevel >= 0.98 {
+		t.Errorf("3 pairs: outcome %s at level %v; a 75%% interval proves nothing", r.Outcome, r.CILevel)
+	}
+	zeros := []float64{0, 0, 0}
+	if r := Decide([]Input{{Name: "errors", Base: zeros, Head: zeros, Scale: Absolute, Threshold: 0.001, Gates: true}}, 0.01)[0]; r.Outcome != Unchanged {
+		t.Errorf("identical pairs are unchanged whatever their number, got %s", r.Outcome)
+	}
+}
