@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -107,6 +108,18 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 	}
 	if l := leftovers(t); len(l) > 0 {
 		t.Errorf("left behind after a successful gate: %v", l)
+	}
+
+	// compare recomputes the same verdict from the recorded runs, and
+	// another one under looser thresholds, without measuring again.
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"compare", "--out", g.out}, &stdout, &stderr); code != 1 || !strings.Contains(stdout.String(), "verdict: regression") {
+		t.Errorf("compare: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	loose := writeConfig(t, "version: 1\nservice:\n  package: ./cmd/server\n  args: [\"-addr\", \"{addr}\"]\ngate:\n  cpu: 100%\n  allocs: 100%\n  bytes: 100%\n")
+	stdout.Reset()
+	if code := run(context.Background(), []string{"compare", "--out", g.out, "--config", loose}, &stdout, &stderr); code != 0 || strings.Contains(stdout.String(), "verdict: regression") {
+		t.Errorf("compare with 100%% thresholds: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
 

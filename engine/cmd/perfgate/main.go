@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
@@ -23,6 +24,7 @@ const usage = `perfgate gates pull requests on the performance of Go HTTP servic
 
 Usage:
   perfgate gate --config perfgate.yml --base <dir|git-ref> --head <dir> --out results/ [--seed N]
+  perfgate compare --out results/ [--config perfgate.yml]
   perfgate config check perfgate.yml
 
 Exit codes: 0 pass, 1 regression, 2 usage or configuration error,
@@ -46,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "gate":
 		return runGate(ctx, args[1:], stdout, stderr)
+	case "compare":
+		return runCompare(args[1:], stdout, stderr)
 	case "config":
 		if len(args) != 3 || args[1] != "check" {
 			fmt.Fprint(stderr, "usage: perfgate config check perfgate.yml\n")
@@ -106,14 +110,44 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if rep == nil {
 		return gate.ExitCode("", err)
 	}
+	printOutcome(stdout, rep, o.Out)
+	return gate.ExitCode(rep.Verdict, err)
+}
+
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := gate.CompareOptions{Stdout: stdout, Stderr: stderr}
+	fs.StringVar(&o.Out, "out", "results", "results directory of a gate")
+	fs.StringVar(&o.ConfigPath, "config", "", "perfgate.yml whose gate thresholds replace the recorded ones")
+	if err := fs.Parse(args); err != nil {
+		return gate.ExitConfig
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "perfgate compare: unexpected argument %q\n", fs.Arg(0))
+		return gate.ExitConfig
+	}
+	rep, err := gate.Compare(o)
+	if err != nil {
+		printError(stderr, err)
+	}
+	if rep == nil {
+		return gate.ExitCode("", err)
+	}
+	printOutcome(stdout, rep, o.Out)
+	return gate.ExitCode(rep.Verdict, err)
+}
+
+// printOutcome ends gate and compare: medians, the paired statistics and
+// the verdict.
+func printOutcome(stdout io.Writer, rep *report.Report, out string) {
 	fmt.Fprintln(stdout)
 	results.PrintComparison(stdout, rep.Summary)
 	if len(rep.Metrics) > 0 {
 		fmt.Fprintf(stdout, "\npaired comparison over valid pairs (Wilcoxon signed-rank, Hodges–Lehmann; alpha %g, Holm across gating metrics):\n", rep.Config.Gate.Alpha)
 		verdict.PrintMetrics(stdout, rep.Metrics)
 	}
-	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, o.Out, rep.Seed)
-	return gate.ExitCode(rep.Verdict, err)
+	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, out, rep.Seed)
 }
 
 // printError prints each perfgate.yml problem on its own line (file:line:

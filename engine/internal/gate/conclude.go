@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
@@ -19,7 +18,6 @@ import (
 // when the experiment failed, otherwise what the gating metrics say.
 func (g *gateRun) conclude(err error) {
 	rep := g.rep
-	rep.Finished = time.Now()
 	runs := rep.Runs
 	for _, side := range []string{experiment.Base, experiment.Head} {
 		if _, mergeErr := results.MergeProfiles(g.o.Out, runs, side); mergeErr != nil {
@@ -34,11 +32,6 @@ func (g *gateRun) conclude(err error) {
 	if rep.Verdict == report.Pass {
 		rep.Metrics = verdict.Compare(runs, g.cfg.Gate)
 		rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
-	}
-	rep.Complete = err == nil
-	var be *build.Error
-	if errors.As(err, &be) {
-		rep.Build.Error = be.OutputTail
 	}
 }
 

@@ -62,6 +62,12 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	err = g.run(ctx)
 	g.conclude(err)
+	g.rep.Finished = time.Now()
+	g.rep.Complete = err == nil
+	var be *build.Error
+	if errors.As(err, &be) {
+		g.rep.Build.Error = be.OutputTail
+	}
 	if writeErr := g.save(); writeErr != nil {
 		return g.rep, errors.Join(err, writeErr)
 	}

@@ -1,0 +1,59 @@
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// CompareOptions are the flags of `perfgate compare`.
+type CompareOptions struct {
+	Out string
+	// ConfigPath, when set, supplies new gate thresholds; the runs keep
+	// the rest of the configuration they were measured with.
+	ConfigPath     string
+	Stdout, Stderr io.Writer
+}
+
+// Compare recomputes a results directory's derived files (merged profiles,
+// benchstat files) and its statistics and verdict from the runs its
+// report.json records: the same last step as a gate, without measuring
+// again.
+func Compare(o CompareOptions) (*report.Report, error) {
+	path := filepath.Join(o.Out, "report.json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, configErrorf("--out %q has no report.json; pass the results directory of a perfgate gate", o.Out)
+	} else if err != nil {
+		return nil, err
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, configErrorf("%s is not a perfgate report (%v)", path, err)
+	}
+	if rep.Schema != report.Schema {
+		return nil, configErrorf("%s has schema %d; this perfgate reads schema %d", path, rep.Schema, report.Schema)
+	}
+	cfg := rep.Config
+	if o.ConfigPath != "" {
+		thresholds, err := config.Load(o.ConfigPath)
+		if err != nil {
+			return nil, &ConfigError{Err: err}
+		}
+		cfg.Gate = thresholds.Gate
+		rep.Config = cfg
+	}
+	if rep.Verdict == report.Error && len(rep.Runs) == 0 {
+		return &rep, fmt.Errorf("%s records no runs (%s); nothing to compare", path, rep.Reason)
+	}
+	g := &gateRun{o: Options{Out: o.Out, Stdout: o.Stdout, Stderr: o.Stderr}, cfg: &cfg, rep: &rep}
+	g.conclude(nil)
+	return &rep, g.save()
+}
