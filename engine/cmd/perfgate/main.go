@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/perfgate/perfgate/engine/internal/benchtable"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/gate"
 	"github.com/perfgate/perfgate/engine/internal/report"
@@ -141,8 +142,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 // printOutcome ends gate and compare: medians, the paired statistics and
 // the verdict.
 func printOutcome(stdout io.Writer, rep *report.Report, out string) {
-	fmt.Fprintln(stdout)
-	results.PrintComparison(stdout, rep.Summary)
+	if len(rep.Benchstat) > 0 {
+		fmt.Fprintln(stdout, "\nbenchstat (unpaired: medians ± 95% interval, Mann–Whitney U test):")
+		benchtable.Print(stdout, rep.Benchstat)
+	} else {
+		fmt.Fprintln(stdout)
+		results.PrintComparison(stdout, rep.Summary)
+	}
 	if len(rep.Metrics) > 0 {
 		fmt.Fprintf(stdout, "\npaired comparison over valid pairs (Wilcoxon signed-rank, Hodges–Lehmann; alpha %g, Holm across gating metrics):\n", rep.Config.Gate.Alpha)
 		verdict.PrintMetrics(stdout, rep.Metrics)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/benchtable"
 	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/report"
@@ -28,6 +29,7 @@ func (g *gateRun) conclude(err error) {
 		}
 	}
 	rep.Summary = results.Medians(runs)
+	rep.Benchstat = benchtable.Rows(runs)
 	rep.Verdict, rep.Reason = measurementVerdict(err, runs, g.cfg.Pairs)
 	if rep.Verdict == report.Pass {
 		rep.Metrics = verdict.Compare(runs, g.cfg.Gate)

@@ -49,6 +49,8 @@ type Report struct {
 	// Metrics are the paired statistics; Functions and Hints (profile
 	// attribution) stay empty until that step exists.
 	Metrics []Metric `json:"metrics"`
+	// Benchstat is the benchstat-style (unpaired) table beside the verdict.
+	Benchstat []BenchRow `json:"benchstat"`
 	// Counts are how many gating metrics had each outcome.
 	Counts    map[string]int `json:"counts"`
 	Functions []Function     `json:"functions"`
@@ -206,4 +208,19 @@ type Hint struct {
 	Rule     string `json:"rule"`
 	Message  string `json:"message"`
 	Evidence string `json:"evidence"`
+}
+
+// BenchRow is one line of the benchstat-style table: medians with the 95%
+// interval's half-width, and the Mann–Whitney comparison ("~" when not
+// significant at 0.05).
+type BenchRow struct {
+	Metric    string   `json:"metric"`
+	Base      float64  `json:"base"`
+	BaseRange string   `json:"base_range"`
+	Head      float64  `json:"head"`
+	HeadRange string   `json:"head_range"`
+	Delta     string   `json:"delta"`
+	P         float64  `json:"p"`
+	Note      string   `json:"note"`
+	Warnings  []string `json:"warnings,omitempty"`
 }
