@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/attribution"
 	"github.com/perfgate/perfgate/engine/internal/benchtable"
 	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
@@ -27,6 +28,11 @@ func (g *gateRun) conclude(err error) {
 		if benchErr := results.WriteBench(g.o.Out, rep.Environment, runs, side); benchErr != nil {
 			g.warn(benchErr.Error())
 		}
+	}
+	functions, warnings := attribution.Functions(g.o.Out, runs)
+	rep.Functions = append([]report.Function{}, functions...)
+	for _, w := range warnings {
+		g.warn("profile attribution: " + w.Error())
 	}
 	rep.Summary = results.Medians(runs)
 	rep.Benchstat = benchtable.Rows(runs)

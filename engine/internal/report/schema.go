@@ -193,16 +193,26 @@ type Metric struct {
 	Detectable *float64 `json:"detectable,omitempty"`
 }
 
-// Function is a per-function, per-request profile delta (next step).
+// Function is one function's change of cost between the sides' merged
+// profiles, per request (per run for goroutines), kept only when beyond
+// sampling noise.
 type Function struct {
-	Profile string  `json:"profile"`
-	Name    string  `json:"name"`
-	Base    float64 `json:"base"`
-	Head    float64 `json:"head"`
-	Delta   float64 `json:"delta"`
-	Unit    string  `json:"unit"`
+	Profile string `json:"profile"` // cpu | allocs | mutex | block | goroutine
+	// Name is normalised across builds (closure numbers, generic type
+	// arguments); Kind is flat (the function itself) or cum (with callees).
+	Name  string  `json:"name"`
+	Kind  string  `json:"kind"`
+	Unit  string  `json:"unit"`
+	Base  float64 `json:"base"`
+	Head  float64 `json:"head"`
+	Delta float64 `json:"delta"`
+	// Status is changed, new (only in head) or gone (only in base).
+	Status string `json:"status"`
+	// BaseSamples and HeadSamples are the raw samples behind the figures
+	// (estimated from bytes for heap sampling), which set the noise.
+	BaseSamples float64 `json:"base_samples"`
+	HeadSamples float64 `json:"head_samples"`
 }
-
 // Hint is a root-cause hint with its evidence (next step).
 type Hint struct {
 	Rule     string `json:"rule"`

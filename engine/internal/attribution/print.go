@@ -1,0 +1,25 @@
+package attribution
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// Print writes the largest flat changes of each profile and unit, at most
+// top of each, for the end of a gate's output.
+func Print(w io.Writer, functions []report.Function, top int) {
+	shown := map[string]int{}
+	for _, f := range functions {
+		key := f.Profile + " " + f.Unit
+		if f.Kind != "flat" || shown[key] >= top {
+			continue
+		}
+		if shown[key] == 0 {
+			fmt.Fprintf(w, "  %s (%s):\n", f.Profile, f.Unit)
+		}
+		shown[key]++
+		fmt.Fprintf(w, "    %+12.4g  %-7s %s\n", f.Delta, f.Status, f.Name)
+	}
+}
