@@ -213,6 +213,7 @@ type Function struct {
 	BaseSamples float64 `json:"base_samples"`
 	HeadSamples float64 `json:"head_samples"`
 }
+
 // Hint is a root-cause hint with its evidence (next step).
 type Hint struct {
 	Rule     string `json:"rule"`
