@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/benchtable"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/render"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
@@ -27,6 +29,7 @@ const usage = `perfgate gates pull requests on the performance of Go HTTP servic
 Usage:
   perfgate gate --config perfgate.yml --base <dir|git-ref> --head <dir> --out results/ [--seed N]
   perfgate compare --out results/ [--config perfgate.yml]
+  perfgate report --in results/report.json [--format md|json]
   perfgate config check perfgate.yml
 
 Exit codes: 0 pass, 1 regression, 2 usage or configuration error,
@@ -52,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runGate(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return runCompare(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
 	case "config":
 		if len(args) != 3 || args[1] != "check" {
 			fmt.Fprint(stderr, "usage: perfgate config check perfgate.yml\n")
@@ -172,4 +177,42 @@ func printError(w io.Writer, err error) {
 	for _, p := range problems {
 		fmt.Fprintln(w, p)
 	}
+}
+
+// runReport re-renders a report.json, which may come from an untrusted
+// copy (the Action's fork-safe mode): it is checked before it is rendered.
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("in", "results/report.json", "report.json to render")
+	format := fs.String("format", "md", "md (the PR comment) or json (the checked report)")
+	if err := fs.Parse(args); err != nil {
+		return gate.ExitConfig
+	}
+	if *format != "md" && *format != "json" {
+		fmt.Fprintf(stderr, "perfgate report: --format %q is not supported; use md or json\n", *format)
+		return gate.ExitConfig
+	}
+	f, err := os.Open(*in)
+	if err != nil {
+		fmt.Fprintf(stderr, "perfgate report: %v\n", err)
+		return gate.ExitConfig
+	}
+	defer f.Close()
+	rep, err := render.ReadReport(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "perfgate report: %s: %v\n", *in, err)
+		return gate.ExitConfig
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "perfgate report: %v\n", err)
+			return gate.ExitInfra
+		}
+		return 0
+	}
+	fmt.Fprint(stdout, render.Markdown(rep))
+	return 0
 }

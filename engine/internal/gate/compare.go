@@ -55,5 +55,8 @@ func Compare(o CompareOptions) (*report.Report, error) {
 	}
 	g := &gateRun{o: Options{Out: o.Out, Stdout: o.Stdout, Stderr: o.Stderr}, cfg: &cfg, rep: &rep}
 	g.conclude(nil)
+	if err := g.writeMarkdown(); err != nil {
+		return &rep, err
+	}
 	return &rep, g.save()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
+	"github.com/perfgate/perfgate/engine/internal/render"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -68,6 +69,9 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if errors.As(err, &be) {
 		g.rep.Build.Error = be.OutputTail
 	}
+	if mdErr := g.writeMarkdown(); mdErr != nil {
+		err = errors.Join(err, mdErr)
+	}
 	if writeErr := g.save(); writeErr != nil {
 		return g.rep, errors.Join(err, writeErr)
 	}
@@ -81,6 +85,11 @@ type gateRun struct {
 }
 
 func (g *gateRun) save() error { return results.WriteReport(g.o.Out, g.rep) }
+
+// writeMarkdown writes report.md, the PR comment body.
+func (g *gateRun) writeMarkdown() error {
+	return os.WriteFile(filepath.Join(g.o.Out, "report.md"), []byte(render.Markdown(g.rep)), 0o644)
+}
 
 func (g *gateRun) run(ctx context.Context) error {
 	if err := g.save(); err != nil {

@@ -1,0 +1,87 @@
+// Package render turns a report.json into the PR comment (Markdown). Every
+// string that came from a profile, a service or a config is untrusted: it
+// is escaped so it can neither break the layout nor mention people, link
+// issues, inject HTML or hide text with bidirectional controls.
+package render
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxText is the longest untrusted string shown; longer ones are cut.
+const maxText = 160
+
+// Text escapes an untrusted string for Markdown (also inside table cells
+// and inline HTML): HTML specials and Markdown punctuation become entities
+// or backslash escapes, @ and # cannot mention or link, newlines become
+// spaces, control and bidirectional characters become U+FFFD, and the
+// result is cut to maxText runes.
+func Text(s string) string { return escape(s, true) }
+
+// HTMLText escapes an untrusted line for a raw HTML block such as <pre>,
+// where Markdown is not processed and backslash escapes would show.
+func HTMLText(s string) string { return escape(s, false) }
+
+func escape(s string, markdown bool) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == maxText {
+			b.WriteString("…")
+			break
+		}
+		n++
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case isBidi(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			b.WriteRune('\uFFFD')
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '"':
+			b.WriteString("&quot;")
+		case r == '@':
+			b.WriteString("&#64;")
+		case r == '#':
+			b.WriteString("&#35;")
+		case r == '|':
+			b.WriteString("&#124;")
+		case r == '`':
+			b.WriteString("&#96;")
+		case markdown && strings.ContainsRune(`\*_[]()~!{}+-.:=$^`, r):
+			// CommonMark lets any ASCII punctuation be backslash-escaped.
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Code shows an untrusted string in a code element (inline HTML, because a
+// Markdown code span would show the entities literally).
+func Code(s string) string {
+	return "<code>" + Text(s) + "</code>"
+}
+
+// isBidi reports the Unicode bidirectional formatting characters, which can
+// make text display in an order other than the one it is read in.
+func isBidi(r rune) bool {
+	switch {
+	case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069':
+		return true
+	case r == '\u200E', r == '\u200F', r == '\u061C':
+		return true
+	}
+	return false
+}

@@ -1,0 +1,155 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// regressionReport is a report like the demo's: allocations regressed.
+func regressionReport() *report.Report {
+	cfg := config.Default()
+	cfg.Service.Package = "./cmd/server"
+	return &report.Report{
+		Schema: 1, Verdict: report.Regression, Complete: true, Seed: 42,
+		Reason:      "regression: allocs +37.0% (98.05% CI +36.8% to +37.2%, p=0.00391, threshold +2.0%)",
+		Command:     []string{"perfgate", "gate", "--config", "examples/perfgate.yml", "--base", "main", "--head", "."},
+		Started:     time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC),
+		Config:      *cfg,
+		Environment: report.Environment{CPUModel: "AMD EPYC", CPUs: 2, Kernel: "6.18", GoVersion: "go1.26.8"},
+		Build: report.Builds{
+			Base: report.Builds{}.Base, Head: report.Builds{}.Head,
+		},
+		Counts: map[string]int{"regression": 1, "improvement": 0, "unchanged": 2, "inconclusive": 1},
+		Metrics: []report.Metric{
+			{Name: "cpu", Unit: "µs/req", Scale: "relative", Base: 373.7, Head: 381.9, Delta: 0.024, CI: [2]float64{-0.08, 0.153}, CILevel: 0.9805, P: 0.432, Outcome: "inconclusive", Threshold: 0.1, Gates: true, Pairs: 10, Detectable: ptr(0.21)},
+			{Name: "allocs", Unit: "allocs/req", Scale: "relative", Base: 89.4, Head: 122.6, Delta: 0.37, CI: [2]float64{0.368, 0.372}, CILevel: 0.9805, P: 0.0039, Outcome: "regression", Threshold: 0.02, Gates: true, Pairs: 10, Detectable: ptr(0.001)},
+			{Name: "errors", Unit: "ratio", Scale: "absolute", Outcome: "unchanged", Threshold: 0.001, Gates: true, Pairs: 10, CILevel: 0.9805, P: 1, Detectable: ptr(0)},
+			{Name: "latency_p99", Unit: "ms", Scale: "relative", Base: 0.94, Head: 0.99, Delta: 0.041, CI: [2]float64{-0.04, 0.148}, CILevel: 0.9805, P: 0.116, Outcome: "inconclusive", Threshold: 0.1, Pairs: 10},
+		},
+		Functions: []report.Function{
+			{Profile: "allocs", Name: "fmt.Sprintf", Kind: "flat", Unit: "allocs/req", Head: 11.03, Delta: 11.03, Status: "new"},
+			{Profile: "allocs", Name: "example.com/svc/httpapi.(*Server).handleSearch", Kind: "flat", Unit: "allocs/req", Base: 2, Head: 14.55, Delta: 12.55, Status: "changed"},
+		},
+		Benchstat: []report.BenchRow{{Metric: "allocs/req", Base: 89.44, BaseRange: "0%", Head: 122.6, HeadRange: "0%", Delta: "+37.04%", P: 0, Note: "p=0.000 n=10"}},
+		Runs:      []report.Run{{Side: "head", Pair: 3, InvalidReasons: []string{"achieved rate 280.0/s is below 99% of the target 300/s"}}},
+		Warnings:  []string{"GOMAXPROCS=4 (from service.env) is above the CPU limit"},
+	}
+}
+
+func TestMarkdownRegression(t *testing.T) {
+	rep := regressionReport()
+	rep.Build.Base.Revision, rep.Build.Head.Revision, rep.Build.Head.Dirty = "0123456789abcdef", "fedcba9876543210", true
+	golden(t, "regression.md", Markdown(rep))
+}
+
+func TestMarkdownHostileStrings(t *testing.T) {
+	rep := regressionReport()
+	rep.Functions = append(rep.Functions,
+		report.Function{Profile: "cpu", Kind: "flat", Unit: "µs/req", Status: "new", Delta: 1,
+			Name: "evil.`code` | </table><script>alert(1)</script> @octocat #1 [link](http://x.example) **bold**\n## heading\u202Egnp.exe\x00"},
+		report.Function{Profile: "cpu", Kind: "flat", Unit: "µs/req", Status: "changed", Delta: 0.5, Name: strings.Repeat("very.long.name/", 40)})
+	rep.Warnings = append(rep.Warnings, "<img src=x onerror=alert(1)> @everyone\n- [x] injected")
+	md := Markdown(rep)
+	golden(t, "hostile.md", md)
+	for _, bad := range []string{"<script", "<img", "@octocat", "@everyone", "#1 ", "\u202E", "\x00", "\n## heading", "](http", "`code`"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("rendered comment contains %q", bad)
+		}
+	}
+	if strings.Contains(md, strings.Repeat("very.long.name/", 20)) {
+		t.Error("a long name was not cut")
+	}
+}
+
+func TestMarkdownAllInvalid(t *testing.T) {
+	rep := &report.Report{Schema: 1, Verdict: report.Invalid, Seed: 7,
+		Reason: "invalid measurement: only 0 of 2 pairs have both runs valid; head: OOM-killed (memory limit 8Mi) ×2; base: OOM-killed (memory limit 8Mi) ×2"}
+	for pair := 1; pair <= 2; pair++ {
+		for _, side := range []string{"base", "head"} {
+			rep.Runs = append(rep.Runs, report.Run{Side: side, Pair: pair, InvalidReasons: []string{"OOM-killed (memory limit 8Mi)"}})
+		}
+	}
+	golden(t, "invalid.md", Markdown(rep))
+}
+
+func TestMarkdownHugeReportDropsWholeSections(t *testing.T) {
+	rep := regressionReport()
+	for i := 0; i < 3000; i++ {
+		rep.Runs = append(rep.Runs, report.Run{Side: "base", Pair: i, InvalidReasons: []string{strings.Repeat("reason ", 20)}})
+		rep.Warnings = append(rep.Warnings, strings.Repeat("warning ", 10))
+	}
+	md := Markdown(rep)
+	if len(md) > MaxComment {
+		t.Fatalf("comment is %d characters, above %d", len(md), MaxComment)
+	}
+	if !strings.HasPrefix(md, Marker+"\n") || !strings.Contains(md, "perfgate: regression") || !strings.Contains(md, "| allocs allocs/req |") {
+		t.Error("the verdict and the metrics table must survive")
+	}
+	if !strings.Contains(md, "Left out to fit GitHub's comment size: ") || !strings.Contains(md, "invalid runs") {
+		t.Errorf("the comment must say what was dropped:\n%s", md[len(md)-300:])
+	}
+	// Dropping is by whole section: no half table, no open <details>.
+	if strings.Count(md, "<details>") != strings.Count(md, "</details>") {
+		t.Error("unbalanced <details>")
+	}
+}
+
+func TestReadReportRejectsHostileJSON(t *testing.T) {
+	good, _ := os.ReadFile("testdata/minimal.json")
+	if _, err := ReadReport(bytes.NewReader(good)); err != nil {
+		t.Fatalf("minimal report rejected: %v", err)
+	}
+	for name, body := range map[string]string{
+		"wrong type":       `{"schema": 1, "verdict": "pass", "runs": "lots"}`,
+		"unknown schema":   `{"schema": 99, "verdict": "pass"}`,
+		"unknown verdict":  `{"schema": 1, "verdict": "<script>"}`,
+		"not JSON":         `<html>`,
+		"trailing data":    `{"schema": 1, "verdict": "pass"} {"schema": 1}`,
+		"too many metrics": `{"schema": 1, "verdict": "pass", "metrics": [` + strings.Repeat(`{},`, 1000) + `{}]}`,
+	} {
+		if _, err := ReadReport(strings.NewReader(body)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	huge := `{"schema": 1, "verdict": "pass", "reason": "` + strings.Repeat("x", maxReportBytes) + `"}`
+	if _, err := ReadReport(strings.NewReader(huge)); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("huge report: %v", err)
+	}
+	// A long string inside the limit renders cut, not whole.
+	long, err := ReadReport(strings.NewReader(`{"schema": 1, "verdict": "pass", "reason": "` + strings.Repeat("y", 100000) + `"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := Markdown(long); len(md) > 5000 {
+		t.Errorf("a 100k-character reason rendered into %d characters", len(md))
+	}
+}
