@@ -110,6 +110,17 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 		t.Errorf("left behind after a successful gate: %v", l)
 	}
 
+	// report.md is the PR comment; perfgate report renders the same from
+	// report.json alone.
+	md, err := os.ReadFile(filepath.Join(g.out, "report.md"))
+	if err != nil || !strings.HasPrefix(string(md), "<!-- perfgate:report -->\n") || !strings.Contains(string(md), "perfgate: regression") {
+		t.Errorf("report.md: %v\n%s", err, md)
+	}
+	var rendered, renderErr strings.Builder
+	if code := run(context.Background(), []string{"report", "--in", filepath.Join(g.out, "report.json")}, &rendered, &renderErr); code != 0 || rendered.String() != string(md) {
+		t.Errorf("perfgate report: exit %d, same as report.md: %v\n%s", code, rendered.String() == string(md), renderErr.String())
+	}
+
 	// compare recomputes the same verdict from the recorded runs, and
 	// another one under looser thresholds, without measuring again.
 	var stdout, stderr strings.Builder
