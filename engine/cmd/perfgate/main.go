@@ -163,6 +163,12 @@ func printOutcome(stdout io.Writer, rep *report.Report, out string) {
 		fmt.Fprintln(stdout, "\nlargest per-request changes by function beyond sampling noise (head − base, flat):")
 		attribution.Print(stdout, rep.Functions, 3)
 	}
+	for i, h := range rep.Hints {
+		if i == 0 {
+			fmt.Fprintln(stdout, "\nhints:")
+		}
+		fmt.Fprintf(stdout, "  [%s] %s\n      evidence: %s\n", h.Rule, h.Message, h.Evidence)
+	}
 	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, out, rep.Seed)
 }
 

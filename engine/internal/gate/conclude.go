@@ -10,6 +10,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/benchtable"
 	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
+	"github.com/perfgate/perfgate/engine/internal/hints"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
@@ -41,6 +42,7 @@ func (g *gateRun) conclude(err error) {
 		rep.Metrics = verdict.Compare(runs, g.cfg.Gate)
 		rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
 	}
+	rep.Hints = append([]report.Hint{}, hints.For(rep)...)
 }
 
 // measurementVerdict is error or invalid when the experiment failed or its

@@ -1,0 +1,109 @@
+package hints
+
+import (
+	"fmt"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// metric finds a gating metric by name.
+func metric(rep *report.Report, name string) *report.Metric {
+	for i := range rep.Metrics {
+		if rep.Metrics[i].Name == name {
+			return &rep.Metrics[i]
+		}
+	}
+	return nil
+}
+
+func median(rep *report.Report, name string) *report.Median {
+	for i := range rep.Summary {
+		if rep.Summary[i].Name == name {
+			return &rep.Summary[i]
+		}
+	}
+	return nil
+}
+
+// gcPressure fires when GC cycles per request rose by a fifth or more
+// along with a significant rise in allocated bytes.
+func gcPressure(rep *report.Report) []report.Hint {
+	gc, bytes := median(rep, "gc"), metric(rep, "bytes")
+	if gc == nil || bytes == nil || gc.BaseRuns == 0 || gc.HeadRuns == 0 || gc.Delta < 0.2 || bytes.Outcome != "regression" {
+		return nil
+	}
+	return []report.Hint{{
+		Rule:     "gc-pressure",
+		Message:  fmt.Sprintf("GC cycles per request rose %+.0f%% with %+.1f%% more bytes allocated per request: the new allocations make the collector run more often, which costs CPU and latency", 100*gc.Delta, 100*bytes.Delta),
+		Evidence: fmt.Sprintf("gc/req median %.4g → %.4g; bytes/req %.4g → %.4g", gc.Base, gc.Head, bytes.Base, bytes.Head),
+	}}
+}
+
+// goroutineGrowth fires when head ends its windows with many more
+// goroutines parked in one function: goroutines started per request that do
+// not finish (a leak).
+func goroutineGrowth(rep *report.Report) []report.Hint {
+	var best *report.Function
+	for i, f := range rep.Functions {
+		if f.Profile == "goroutine" && f.Kind == "flat" && f.Delta >= 10 && f.Head >= 2*f.Base && (best == nil || f.Delta > best.Delta) {
+			best = &rep.Functions[i]
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return []report.Hint{{
+		Rule:     "goroutine-growth",
+		Message:  fmt.Sprintf("%.0f more goroutines wait in %s at the end of each window: goroutines started per request that never finish (a leak: a missing cancel, an unread channel, a timer never stopped)", best.Delta, best.Name),
+		Evidence: fmt.Sprintf("goroutine profile at window end, %s: %.4g → %.4g goroutines per run", best.Name, best.Base, best.Head),
+	}}
+}
+
+// throttling fires when a side spent a tenth or more of its CFS periods
+// throttled: the CPU limit, not the code, shapes its latency.
+func throttling(rep *report.Report) []report.Hint {
+	m := median(rep, "throttled")
+	if m == nil || (m.Base < 0.1 && m.Head < 0.1) {
+		return nil
+	}
+	return []report.Hint{{
+		Rule:     "cpu-throttling",
+		Message:  fmt.Sprintf("the service was CPU-throttled in %.0f%% (base) and %.0f%% (head) of its scheduling periods under a %s CPU limit: latency there is set by the quota; raise resources.cpu or lower load.rate to measure the code", 100*m.Base, 100*m.Head, rep.Config.Resources.CPU),
+		Evidence: fmt.Sprintf("cgroup cpu.stat nr_throttled/nr_periods median %.3f → %.3f", m.Base, m.Head),
+	}}
+}
+
+// gomaxprocsAboveLimit fires when the service runs more Ps than its quota
+// has cores, which makes it burn its quota in bursts and stall.
+func gomaxprocsAboveLimit(rep *report.Report) []report.Hint {
+	e := rep.Environment
+	limit := e.Limits.CPUMillicores
+	if limit == 0 || int64(e.GOMAXPROCS)*1000 <= limit+999 {
+		return nil
+	}
+	return []report.Hint{{
+		Rule:     "gomaxprocs-above-limit",
+		Message:  fmt.Sprintf("GOMAXPROCS is %d under a CPU limit of %dm: the runtime schedules more threads than the quota allows and is throttled in bursts; let the runtime match the limit (Go 1.25+) or set GOMAXPROCS to the limit", e.GOMAXPROCS, limit),
+		Evidence: fmt.Sprintf("environment: gomaxprocs %d (%s), cgroup limit %dm", e.GOMAXPROCS, e.GOMAXPROCSSource, limit),
+	}}
+}
+
+// oomKilled fires when any run's service was killed for memory.
+func oomKilled(rep *report.Report) []report.Hint {
+	sides := map[string]int{}
+	var peak int64
+	for _, r := range rep.Runs {
+		if r.Exit.OOMKilled {
+			sides[r.Side]++
+			peak = max(peak, r.Figures.MemoryPeakBytes)
+		}
+	}
+	if len(sides) == 0 {
+		return nil
+	}
+	return []report.Hint{{
+		Rule:     "oom-killed",
+		Message:  fmt.Sprintf("the service was OOM-killed under the %s memory limit (base %d, head %d runs): raise resources.memory, or find what holds memory in the heap profile", rep.Config.Resources.Memory, sides["base"], sides["head"]),
+		Evidence: fmt.Sprintf("cgroup oom_kill events; highest memory peak seen %d bytes", peak),
+	}}
+}

@@ -1,0 +1,97 @@
+// Package hints names likely root causes of a change, from signatures in the
+// per-function profile deltas and from the runs' counters. Every hint names
+// the function or counter and the evidence; docs/hints.md lists the rules.
+package hints
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// rule inspects a report and returns its hints (none when it does not apply).
+type rule struct {
+	name  string
+	check func(rep *report.Report) []report.Hint
+}
+
+var rules = []rule{
+	{"timer-per-request", functionRule("timer-per-request", "allocs", "allocs/req", 0.5,
+		[]string{"time.NewTimer", "time.After", "time.newTimer"},
+		"%s allocates %+.2g more timers per request: a time.After (or new timer) per call or per loop iteration; create one timer and Stop/Reset it, or use the request context's deadline")},
+	{"tls-handshake-per-request", functionRule("tls-handshake-per-request", "cpu", "µs/req", 1,
+		[]string{"crypto/tls.(*Conn).Handshake", "crypto/tls.(*Conn).HandshakeContext", "crypto/tls.(*Conn).clientHandshake"},
+		"%s costs %+.3g µs more per request: TLS handshakes on every request mean the HTTPS client (or its Transport) is created per request; share one http.Client")},
+	{"dial-per-request", functionRule("dial-per-request", "allocs", "allocs/req", 0.5,
+		[]string{"net.(*Dialer).DialContext", "net/http.(*Transport).dialConn", "database/sql.(*DB).conn"},
+		"%s allocates %+.2g more times per request: a new connection per request means connection reuse was lost (a Transport or http.Client per request, DisableKeepAlives, MaxIdleConnsPerHost too low, or sql.DB SetMaxIdleConns(0))")},
+	{"dns-per-request", functionRule("dns-per-request", "allocs", "allocs/req", 0.5,
+		[]string{"net.(*Resolver).lookupIPAddr", "net.(*Resolver).LookupHost", "net.(*Resolver).LookupIPAddr"},
+		"%s grew by %+.2g allocs per request: a DNS lookup per request; reuse connections, or dial an address")},
+	{"mutex-contention", functionRule("mutex-contention", "mutex", "µs/req", 1,
+		[]string{"sync.(*Mutex).Unlock", "sync.(*RWMutex).Unlock", "sync.(*RWMutex).RUnlock", "math/rand.(*lockedSource)", "runtime.unlock"},
+		"%s: %+.3g µs more lock delay per request: contention on a shared lock (a global mutex or the global math/rand source); shorten the critical section, shard it, or use a per-goroutine source")},
+	{"blocked-on-lock", functionRule("blocked-on-lock", "block", "µs/req", 10,
+		[]string{"sync.(*Mutex).Lock", "sync.(*RWMutex).Lock", "sync.(*RWMutex).RLock"},
+		"%s: %+.3g µs more time blocked per request waiting for a lock: a lock became contended")},
+	{"formatting-on-hot-path", functionRule("formatting-on-hot-path", "allocs", "allocs/req", 1,
+		[]string{"fmt.Sprintf", "fmt.Sprint", "fmt.Sprintln", "fmt.Fprintf", "fmt.Errorf", "reflect.Value.Interface", "reflect.New", "encoding/json.Marshal"},
+		"%s allocates %+.3g more times per request: formatting or reflection on the hot path (a debug string built whether or not it is logged?); build it only when needed, or use strconv/append")},
+	{"gc-pressure", gcPressure},
+	{"goroutine-growth", goroutineGrowth},
+	{"cpu-throttling", throttling},
+	{"gomaxprocs-above-limit", gomaxprocsAboveLimit},
+	{"oom-killed", oomKilled},
+}
+
+// For applies every rule to a report with its functions and metrics filled.
+func For(rep *report.Report) []report.Hint {
+	var out []report.Hint
+	for _, r := range rules {
+		out = append(out, r.check(rep)...)
+	}
+	return out
+}
+
+// Rules names the rules, for documentation and tests.
+func Rules() []string {
+	names := make([]string, len(rules))
+	for i, r := range rules {
+		names[i] = r.name
+	}
+	return names
+}
+
+// functionRule fires when a function matching one of names grew by more
+// than min in the given profile and unit (flat or cum, whichever is larger).
+func functionRule(name, profile, unit string, min float64, names []string, message string) func(*report.Report) []report.Hint {
+	return func(rep *report.Report) []report.Hint {
+		var best *report.Function
+		for i, f := range rep.Functions {
+			if f.Profile != profile || f.Unit != unit || f.Delta <= min || !matches(f.Name, names) {
+				continue
+			}
+			if best == nil || f.Delta > best.Delta {
+				best = &rep.Functions[i]
+			}
+		}
+		if best == nil {
+			return nil
+		}
+		return []report.Hint{{
+			Rule:     name,
+			Message:  fmt.Sprintf(message, best.Name, best.Delta),
+			Evidence: fmt.Sprintf("%s profile, %s %s: %.4g → %.4g %s (%s)", best.Profile, best.Kind, best.Name, best.Base, best.Head, best.Unit, best.Status),
+		}}
+	}
+}
+
+func matches(function string, names []string) bool {
+	for _, n := range names {
+		if function == n || strings.HasPrefix(function, n+".") {
+			return true
+		}
+	}
+	return false
+}

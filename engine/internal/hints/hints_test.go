@@ -1,0 +1,104 @@
+package hints
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/attribution"
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// fixture loads a recorded gate of the example service (scripts/
+// hint-fixtures.sh records them: real profiles from a real service) and
+// recomputes its function deltas with this code.
+func fixture(t *testing.T, name string) *report.Report {
+	t.Helper()
+	dir := filepath.Join("testdata", name)
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	functions, warnings := attribution.Functions(dir, rep.Runs)
+	if len(warnings) > 0 {
+		t.Fatal(warnings)
+	}
+	rep.Functions = functions
+	return &rep
+}
+
+func fired(hs []report.Hint) map[string]report.Hint {
+	out := map[string]report.Hint{}
+	for _, h := range hs {
+		out[h.Rule] = h
+	}
+	return out
+}
+
+func TestHintsOnRealRegressions(t *testing.T) {
+	for _, tc := range []struct {
+		fixture, rule, mentions string
+	}{
+		{"alloc-sprintf", "formatting-on-hot-path", "fmt.Sprint"},
+		{"time-after", "timer-per-request", "time."},
+		{"pool-lost", "dial-per-request", "net"},
+		{"global-lock", "mutex-contention", "sync.(*Mutex).Unlock"},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			got := fired(For(fixture(t, tc.fixture)))
+			h, ok := got[tc.rule]
+			if !ok {
+				t.Fatalf("rule %s did not fire; fired: %v", tc.rule, got)
+			}
+			if !strings.Contains(h.Message, tc.mentions) || h.Evidence == "" {
+				t.Errorf("hint %+v does not name %s with its evidence", h, tc.mentions)
+			}
+		})
+	}
+}
+
+func TestNoHintOnAA(t *testing.T) {
+	if got := For(fixture(t, "aa")); len(got) != 0 {
+		t.Errorf("A/A comparison fired hints: %+v", got)
+	}
+}
+
+func TestCounterRules(t *testing.T) {
+	rep := &report.Report{Config: *config.Default()}
+	rep.Summary = []report.Median{{Name: "throttled", Base: 0.02, Head: 0.35, BaseRuns: 3, HeadRuns: 3}}
+	rep.Environment.Environment = target.Environment{GOMAXPROCS: 4, GOMAXPROCSSource: "set by service.env", Limits: cgroup.Limits{CPUMillicores: 1000}}
+	rep.Runs = []report.Run{{Side: "head", Exit: target.Exit{OOMKilled: true}, Figures: report.Figures{MemoryPeakBytes: 8 << 20}}}
+	got := fired(For(rep))
+	for _, rule := range []string{"cpu-throttling", "gomaxprocs-above-limit", "oom-killed"} {
+		if _, ok := got[rule]; !ok {
+			t.Errorf("rule %s did not fire; fired %v", rule, got)
+		}
+	}
+	rep.Environment.GOMAXPROCS = 1
+	rep.Summary[0].Head = 0.01
+	rep.Runs = nil
+	if got := For(rep); len(got) != 0 {
+		t.Errorf("healthy counters fired %+v", got)
+	}
+}
+
+func TestEveryRuleIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/hints.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Rules() {
+		if !strings.Contains(string(doc), "`"+name+"`") {
+			t.Errorf("docs/hints.md does not document %s", name)
+		}
+	}
+}

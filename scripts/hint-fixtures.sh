@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Records the real profiles the hint rules are tested on: a short gate of
+# the example service against each planted regression, and an A/A gate,
+# copied (report.json and merged profiles) into
+# engine/internal/hints/testdata/<name>/. Run as root; takes about 6 minutes.
+# NAMES="time-after global-lock" records only those.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$root/engine" && go build -o "$work/perfgate" ./cmd/perfgate)
+# config NAME writes the experiment for one fixture: the default mix at 800
+# req/s, except where a regression needs more of its own traffic to show
+# beyond sampling noise (small timer allocations, lock contention, which
+# also needs GOMAXPROCS 2 so that a lock holder can be descheduled).
+config() {
+  local cpu=1 rate=800 duration=5s requests
+  requests='    - GET /search?q=alpha
+    - GET /search?q=steel
+    - method: POST
+      path: /order
+      headers: {Content-Type: application/json}
+      body: '"'"'{"id":1,"qty":2}'"'"'
+    - method: POST
+      path: /order
+      headers: {Content-Type: application/json}
+      body: '"'"'{"id":2,"qty":1}'"'"''
+  case "$1" in
+    time-after) duration=10s requests='    - method: POST
+      path: /order
+      headers: {Content-Type: application/json}
+      body: '"'"'{"id":1,"qty":2}'"'"'' ;;
+    global-lock) cpu=2 rate=1500 requests='    - GET /search?q=alpha
+    - GET /search?q=steel' ;;
+  esac
+  cat > "$work/perfgate.yml" <<YAML
+version: 1
+service:
+  package: ./cmd/server
+  args: ["-addr", "{addr}"]
+resources:
+  cpu: "$cpu"
+load:
+  rate: $rate
+  warmup: 1s
+  duration: $duration
+  requests:
+$requests
+pairs: 3
+YAML
+}
+
+for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock}; do
+  config "$name"
+  rm -rf "$work/head" "$work/out"
+  cp -r "$root/examples/service" "$work/head"
+  if [ "$name" != aa ]; then (cd "$work/head" && git apply "$root/examples/regressions/$name.patch"); fi
+  echo "==> $name"
+  "$work/perfgate" gate --config "$work/perfgate.yml" --base "$root/examples/service" --head "$work/head" --out "$work/out" >/dev/null || true
+  dst="$root/engine/internal/hints/testdata/$name"
+  rm -rf "$dst" && mkdir -p "$dst"
+  cp "$work/out/report.json" "$dst/"
+  for kind in cpu allocs mutex block goroutine; do
+    cp "$work/out/base.$kind.pb.gz" "$work/out/head.$kind.pb.gz" "$dst/" 2>/dev/null || true
+  done
+  python3 - "$dst/report.json" <<'PY' || true
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("   verdict:", r["verdict"], "|", r["reason"][:150])
+PY
+done
