@@ -52,6 +52,7 @@ func TestHintsOnRealRegressions(t *testing.T) {
 		{"time-after", "timer-per-request", "time."},
 		{"pool-lost", "dial-per-request", "net"},
 		{"global-lock", "mutex-contention", "sync.(*Mutex).Unlock"},
+		{"cpu-regexp", "regexp-compile-per-request", "regexp."},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			got := fired(For(fixture(t, tc.fixture)))
