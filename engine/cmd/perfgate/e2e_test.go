@@ -116,6 +116,9 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(md), "<!-- perfgate:report -->\n") || !strings.Contains(string(md), "perfgate: regression") {
 		t.Errorf("report.md: %v\n%s", err, md)
 	}
+	if page, err := os.ReadFile(filepath.Join(g.out, "report.html")); err != nil || !strings.Contains(string(page), "perfgate: regression") || !strings.Contains(string(page), `"allocs"`) {
+		t.Errorf("report.html missing or without the verdict and the allocation flame graph: %v", err)
+	}
 	var rendered, renderErr strings.Builder
 	if code := run(context.Background(), []string{"report", "--in", filepath.Join(g.out, "report.json")}, &rendered, &renderErr); code != 0 || rendered.String() != string(md) {
 		t.Errorf("perfgate report: exit %d, same as report.md: %v\n%s", code, rendered.String() == string(md), renderErr.String())

@@ -29,7 +29,7 @@ const usage = `perfgate gates pull requests on the performance of Go HTTP servic
 Usage:
   perfgate gate --config perfgate.yml --base <dir|git-ref> --head <dir> --out results/ [--seed N]
   perfgate compare --out results/ [--config perfgate.yml]
-  perfgate report --in results/report.json [--format md|json]
+  perfgate report --in results/report.json [--format md|html|json]
   perfgate config check perfgate.yml
 
 Exit codes: 0 pass, 1 regression, 2 usage or configuration error,
@@ -191,12 +191,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := fs.String("in", "results/report.json", "report.json to render")
-	format := fs.String("format", "md", "md (the PR comment) or json (the checked report)")
+	format := fs.String("format", "md", "md (the PR comment), html (the self-contained page) or json (the checked report)")
 	if err := fs.Parse(args); err != nil {
 		return gate.ExitConfig
 	}
-	if *format != "md" && *format != "json" {
-		fmt.Fprintf(stderr, "perfgate report: --format %q is not supported; use md or json\n", *format)
+	if *format != "md" && *format != "html" && *format != "json" {
+		fmt.Fprintf(stderr, "perfgate report: --format %q is not supported; use md, html or json\n", *format)
 		return gate.ExitConfig
 	}
 	f, err := os.Open(*in)
@@ -217,6 +217,15 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "perfgate report: %v\n", err)
 			return gate.ExitInfra
 		}
+		return 0
+	}
+	if *format == "html" {
+		page, err := render.HTML(rep)
+		if err != nil {
+			fmt.Fprintf(stderr, "perfgate report: %v\n", err)
+			return gate.ExitInfra
+		}
+		fmt.Fprint(stdout, page)
 		return 0
 	}
 	fmt.Fprint(stdout, render.Markdown(rep))

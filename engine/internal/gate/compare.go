@@ -55,7 +55,7 @@ func Compare(o CompareOptions) (*report.Report, error) {
 	}
 	g := &gateRun{o: Options{Out: o.Out, Stdout: o.Stdout, Stderr: o.Stderr}, cfg: &cfg, rep: &rep}
 	g.conclude(nil)
-	if err := g.writeMarkdown(); err != nil {
+	if err := g.writeRenderings(); err != nil {
 		return &rep, err
 	}
 	return &rep, g.save()

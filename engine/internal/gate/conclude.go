@@ -32,6 +32,7 @@ func (g *gateRun) conclude(err error) {
 	}
 	functions, warnings := attribution.Functions(g.o.Out, runs)
 	rep.Functions = append([]report.Function{}, functions...)
+	rep.Flame = attribution.Flame(g.o.Out, runs)
 	for _, w := range warnings {
 		g.warn("profile attribution: " + w.Error())
 	}

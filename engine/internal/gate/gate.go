@@ -69,7 +69,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if errors.As(err, &be) {
 		g.rep.Build.Error = be.OutputTail
 	}
-	if mdErr := g.writeMarkdown(); mdErr != nil {
+	if mdErr := g.writeRenderings(); mdErr != nil {
 		err = errors.Join(err, mdErr)
 	}
 	if writeErr := g.save(); writeErr != nil {
@@ -86,9 +86,16 @@ type gateRun struct {
 
 func (g *gateRun) save() error { return results.WriteReport(g.o.Out, g.rep) }
 
-// writeMarkdown writes report.md, the PR comment body.
-func (g *gateRun) writeMarkdown() error {
-	return os.WriteFile(filepath.Join(g.o.Out, "report.md"), []byte(render.Markdown(g.rep)), 0o644)
+// writeRenderings writes report.md (the PR comment body) and report.html
+// (the self-contained page) from the report.
+func (g *gateRun) writeRenderings() error {
+	page, err := render.HTML(g.rep)
+	if err != nil {
+		return fmt.Errorf("render report.html: %w", err)
+	}
+	return errors.Join(
+		os.WriteFile(filepath.Join(g.o.Out, "report.md"), []byte(render.Markdown(g.rep)), 0o644),
+		os.WriteFile(filepath.Join(g.o.Out, "report.html"), []byte(page), 0o644))
 }
 
 func (g *gateRun) run(ctx context.Context) error {

@@ -16,6 +16,8 @@ const (
 	maxRuns        = 10000
 	maxFunctions   = 10000
 	maxListItems   = 1000
+	maxFlameNodes  = 200000
+	maxFlameDepth  = 128
 )
 
 var verdicts = map[string]bool{
@@ -61,5 +63,30 @@ func ReadReport(r io.Reader) (*report.Report, error) {
 			return nil, fmt.Errorf("report.json has %d %s, more than the %d perfgate ever writes", list.n, list.name, list.limit)
 		}
 	}
+	for kind, root := range rep.Flame {
+		if nodes, deep := flameSize(root, 0); nodes > maxFlameNodes || deep {
+			return nil, fmt.Errorf("report.json flame graph %s has more than %d frames or is deeper than %d", Text(kind), maxFlameNodes, maxFlameDepth)
+		}
+	}
 	return &rep, nil
+}
+
+// flameSize counts a flame tree's nodes and reports whether it is deeper
+// than perfgate ever writes (a hostile tree could exhaust the page).
+func flameSize(n *report.FlameNode, depth int) (int, bool) {
+	if n == nil {
+		return 0, false
+	}
+	if depth > maxFlameDepth {
+		return 1, true
+	}
+	count := 1
+	for _, c := range n.Children {
+		k, deep := flameSize(c, depth+1)
+		count += k
+		if deep || count > maxFlameNodes {
+			return count, deep
+		}
+	}
+	return count, false
 }

@@ -49,6 +49,9 @@ type Report struct {
 	// Metrics are the paired statistics; Functions and Hints (profile
 	// attribution) stay empty until that step exists.
 	Metrics []Metric `json:"metrics"`
+	// Flame holds differential flame graph trees per profile ("cpu",
+	// "allocs") for the HTML report.
+	Flame map[string]*FlameNode `json:"flame,omitempty"`
 	// Benchstat is the benchstat-style (unpaired) table beside the verdict.
 	Benchstat []BenchRow `json:"benchstat"`
 	// Counts are how many gating metrics had each outcome.
@@ -234,4 +237,14 @@ type BenchRow struct {
 	P         float64  `json:"p"`
 	Note      string   `json:"note"`
 	Warnings  []string `json:"warnings,omitempty"`
+}
+
+// FlameNode is one frame of a differential flame graph: the cost per
+// request of this call path in base and in head (cumulative, so a node is
+// at least the sum of its children).
+type FlameNode struct {
+	Name     string       `json:"n"`
+	Base     float64      `json:"b"`
+	Head     float64      `json:"h"`
+	Children []*FlameNode `json:"c,omitempty"`
 }
