@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// metricOutcome finds a metric's outcome in a report.
+func metricOutcome(rep *report.Report, name string) string {
+	for _, m := range rep.Metrics {
+		if m.Name == name {
+			return m.Outcome
+		}
+	}
+	return "missing"
+}
+
+func hasHint(rep *report.Report, rule string) bool {
+	for _, h := range rep.Hints {
+		if h.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// TestGateCPURegressionNamesRegexp: compiling a regexp per request fails
+// the gate on CPU (and allocations), names regexp compilation among the
+// CPU deltas and fires the regexp hint.
+func TestGateCPURegressionNamesRegexp(t *testing.T) {
+	g := runGateCommand(t, writeConfig(t, decisiveExperiment), exampleService(t), regressedHead(t, "cpu-regexp.patch"))
+	if g.code != 1 || g.report == nil || g.report.Verdict != "regression" {
+		t.Fatalf("exit %d, want 1 with verdict regression", g.code)
+	}
+	if got := metricOutcome(g.report, "cpu"); got != "regression" {
+		t.Errorf("cpu outcome %s, want regression", got)
+	}
+	named := false
+	for _, f := range g.report.Functions {
+		named = named || (f.Profile == "cpu" && f.Delta > 0 && len(f.Name) > 7 && f.Name[:7] == "regexp.")
+	}
+	if !named {
+		t.Error("no regexp function among the CPU deltas")
+	}
+	if !hasHint(g.report, "regexp-compile-per-request") {
+		t.Errorf("hints %+v lack regexp-compile-per-request", g.report.Hints)
+	}
+}
+
+// TestGateImprovementPassesAsImprovement runs the regression backwards:
+// base has the per-request Sprintf, head does not. The CPU threshold is
+// wide so that this shared machine's CPU noise (±15% run to run) cannot
+// make the verdict inconclusive.
+func TestGateImprovementPassesAsImprovement(t *testing.T) {
+	cfg := strings.Replace(decisiveExperiment, "  alpha: 0.1\n", "  alpha: 0.1\n  cpu: 50%\n", 1)
+	g := runGateCommand(t, writeConfig(t, cfg), regressedHead(t, "alloc-sprintf.patch"), exampleService(t))
+	if g.code != 0 || g.report == nil {
+		t.Fatalf("exit %d, want 0", g.code)
+	}
+	if got := metricOutcome(g.report, "allocs"); got != "improvement" {
+		t.Errorf("allocs outcome %s, want improvement", got)
+	}
+	if g.report.Verdict != report.Improvement {
+		t.Errorf("verdict %s (%s), want improvement", g.report.Verdict, g.report.Reason)
+	}
+}
