@@ -129,6 +129,7 @@ func aggregate(p *profile.Profile, m measure) (costs, error) {
 		return costs{}, fmt.Errorf("no %s/%s sample types", m.valueType, m.countType)
 	}
 	c := costs{flat: map[string]float64{}, cum: map[string]float64{}, flatN: map[string]float64{}, cumN: map[string]float64{}}
+	cache := names{}
 	for _, s := range p.Sample {
 		v, n := float64(s.Value[vi]), float64(s.Value[ci])
 		if m.countFromValue > 0 {
@@ -140,7 +141,7 @@ func aggregate(p *profile.Profile, m measure) (costs, error) {
 				if line.Function == nil {
 					continue
 				}
-				name := Normalize(line.Function.Name)
+				name := cache.of(line.Function)
 				if li == 0 && j == 0 {
 					c.flat[name] += v
 					c.flatN[name] += n

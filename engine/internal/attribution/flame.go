@@ -28,7 +28,8 @@ func Flame(dir string, runs []report.Run) map[string]*report.FlameNode {
 			continue
 		}
 		root := &report.FlameNode{Name: "all"}
-		if !addStacks(root, base, m, denomBase, false) || !addStacks(root, head, m, denomHead, true) {
+		b := builder{children: map[*report.FlameNode]map[string]*report.FlameNode{}, names: names{}}
+		if !b.addStacks(root, base, m, denomBase, false) || !b.addStacks(root, head, m, denomHead, true) {
 			continue
 		}
 		prune(root, flameMinShare*max(root.Base, root.Head), 0)
@@ -39,7 +40,7 @@ func Flame(dir string, runs []report.Run) map[string]*report.FlameNode {
 
 // addStacks adds every sample of p to the tree, root first, as cost per
 // request (m.scale applied).
-func addStacks(root *report.FlameNode, p *profile.Profile, m measure, requests float64, head bool) bool {
+func (b builder) addStacks(root *report.FlameNode, p *profile.Profile, m measure, requests float64, head bool) bool {
 	vi := index(p, m.valueType)
 	if vi < 0 {
 		return false
@@ -54,7 +55,7 @@ func addStacks(root *report.FlameNode, p *profile.Profile, m measure, requests f
 				if lines[j].Function == nil {
 					continue
 				}
-				node = child(node, Normalize(lines[j].Function.Name))
+				node = b.child(node, b.names.of(lines[j].Function))
 				add(node, v, head)
 			}
 		}
@@ -70,14 +71,25 @@ func add(n *report.FlameNode, v float64, head bool) {
 	}
 }
 
-func child(n *report.FlameNode, name string) *report.FlameNode {
-	for _, c := range n.Children {
-		if c.Name == name {
-			return c
-		}
+// builder indexes each node's children by name while the tree is built
+// (a big service has thousands of distinct callees under one frame).
+type builder struct {
+	children map[*report.FlameNode]map[string]*report.FlameNode
+	names    names
+}
+
+func (b builder) child(n *report.FlameNode, name string) *report.FlameNode {
+	kids := b.children[n]
+	if kids == nil {
+		kids = map[string]*report.FlameNode{}
+		b.children[n] = kids
 	}
-	c := &report.FlameNode{Name: name}
-	n.Children = append(n.Children, c)
+	c := kids[name]
+	if c == nil {
+		c = &report.FlameNode{Name: name}
+		kids[name] = c
+		n.Children = append(n.Children, c)
+	}
 	return c
 }
 

@@ -3,6 +3,8 @@ package attribution
 import (
 	"regexp"
 	"strings"
+
+	"github.com/google/pprof/profile"
 )
 
 var (
@@ -22,6 +24,19 @@ func Normalize(name string) string {
 	name = closureSuffix.ReplaceAllString(name, ".$1*")
 	if strings.Contains(name, "[") {
 		name = shapeArgs.ReplaceAllString(name, "[...]")
+	}
+	return name
+}
+
+// names caches Normalize per function of one profile: the regular
+// expressions would otherwise run for every frame of every sample.
+type names map[*profile.Function]string
+
+func (n names) of(fn *profile.Function) string {
+	name, ok := n[fn]
+	if !ok {
+		name = Normalize(fn.Name)
+		n[fn] = name
 	}
 	return name
 }

@@ -38,8 +38,15 @@ func WriteBench(dir string, env report.Environment, runs []report.Run, side stri
 func benchLine(f report.Figures) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s \t%d\t%.0f cpu-ns/req", benchName, f.Requests, f.CPUMicrosPerRequest*1e3)
-	if f.AllocsPerRequest != nil {
-		fmt.Fprintf(&b, "\t%.2f allocs/req\t%.1f B/req\t%.6f gc/req", *f.AllocsPerRequest, *f.BytesPerRequest, *f.GCCyclesPerRequest)
+	// Each optional figure on its own: a report.json edited by hand (or
+	// from an older perfgate) may carry some without the others.
+	for _, opt := range []struct {
+		v      *float64
+		format string
+	}{{f.AllocsPerRequest, "\t%.2f allocs/req"}, {f.BytesPerRequest, "\t%.1f B/req"}, {f.GCCyclesPerRequest, "\t%.6f gc/req"}} {
+		if opt.v != nil {
+			fmt.Fprintf(&b, opt.format, *opt.v)
+		}
 	}
 	fmt.Fprintf(&b, "\t%.0f p50-ns\t%.0f p90-ns\t%.0f p99-ns\t%.0f max-ns\t%.2f req/s\t%.6f errors/req\n",
 		f.LatencyP50Ms*1e6, f.LatencyP90Ms*1e6, f.LatencyP99Ms*1e6, f.LatencyMaxMs*1e6, f.Throughput, f.ErrorRate)

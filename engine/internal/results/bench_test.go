@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
@@ -160,4 +161,12 @@ func keys(m map[string]float64) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+func TestBenchLineWithPartialOptionalFigures(t *testing.T) {
+	allocs := 90.0
+	line := benchLine(report.Figures{Requests: 100, CPUMicrosPerRequest: 3, AllocsPerRequest: &allocs})
+	if !strings.Contains(line, "90.00 allocs/req") || strings.Contains(line, "B/req") {
+		t.Errorf("line %q", line)
+	}
 }

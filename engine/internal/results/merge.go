@@ -15,7 +15,10 @@ import (
 // <side>.<kind>.pb.gz, so `go tool pprof -diff_base base.cpu.pb.gz
 // head.cpu.pb.gz` compares whole sides. It returns the files written.
 func MergeProfiles(dir string, runs []report.Run, side string) ([]string, error) {
-	byKind := map[string][]*profile.Profile{}
+	// Profiles are merged as they are read, so at most two are in memory
+	// at once whatever the number of runs (10 runs of a big service's
+	// profiles would otherwise need gigabytes).
+	merged := map[string]*profile.Profile{}
 	var kinds []string
 	for _, r := range runs {
 		if r.Side != side || !r.Valid {
@@ -29,18 +32,19 @@ func MergeProfiles(dir string, runs []report.Run, side string) ([]string, error)
 			if err != nil {
 				return nil, err
 			}
-			if byKind[p.Name] == nil {
+			if merged[p.Name] == nil {
 				kinds = append(kinds, p.Name)
+				merged[p.Name] = prof
+				continue
 			}
-			byKind[p.Name] = append(byKind[p.Name], prof)
+			if merged[p.Name], err = profile.Merge([]*profile.Profile{merged[p.Name], prof}); err != nil {
+				return nil, fmt.Errorf("merge %s %s profiles: %w", side, p.Name, err)
+			}
 		}
 	}
 	var written []string
 	for _, kind := range kinds {
-		merged, err := profile.Merge(byKind[kind])
-		if err != nil {
-			return written, fmt.Errorf("merge %s %s profiles: %w", side, kind, err)
-		}
+		merged := merged[kind]
 		if kind == "allocs" {
 			// What was allocated during the window, not what was still
 			// in use, is what `go tool pprof` should show first.
