@@ -111,7 +111,7 @@ func writeLargeResults(b *testing.B, out string, runsPerSide int) int64 {
 // in a real service; the pool, not the sample count, bounds the distinct
 // stacks.
 func syntheticCPUProfile(rng *rand.Rand, head bool) *profile.Profile {
-	const functions, paths, samples, maxDepth = 20000, 20000, 150000, 32
+	const functions, paths, samples, maxDepth = 40000, 80000, 450000, 32
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
 		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 10e6,
