@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/perfgate/perfgate/engine/internal/attribution"
+	"github.com/perfgate/perfgate/engine/internal/benchtable"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/results"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
+)
+
+// printOutcome ends gate and compare: medians, the paired statistics and
+// the verdict.
+func printOutcome(stdout io.Writer, rep *report.Report, out string) {
+	if len(rep.Benchstat) > 0 {
+		fmt.Fprintln(stdout, "\nbenchstat (unpaired: medians ± 95% interval, Mann–Whitney U test):")
+		benchtable.Print(stdout, rep.Benchstat)
+	} else {
+		fmt.Fprintln(stdout)
+		results.PrintComparison(stdout, rep.Summary)
+	}
+	if len(rep.Metrics) > 0 {
+		fmt.Fprintf(stdout, "\npaired comparison over valid pairs (Wilcoxon signed-rank, Hodges–Lehmann; alpha %g, Holm across gating metrics):\n", rep.Config.Gate.Alpha)
+		verdict.PrintMetrics(stdout, rep.Metrics)
+	}
+	if len(rep.Functions) > 0 {
+		fmt.Fprintln(stdout, "\nlargest per-request changes by function beyond sampling noise (head − base, flat):")
+		attribution.Print(stdout, rep.Functions, 3)
+	}
+	for i, h := range rep.Hints {
+		if i == 0 {
+			fmt.Fprintln(stdout, "\nhints:")
+		}
+		fmt.Fprintf(stdout, "  [%s] %s\n      evidence: %s\n", h.Rule, h.Message, h.Evidence)
+	}
+	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, out, rep.Seed)
+}
+
+// printError prints each perfgate.yml problem on its own line (file:line:
+// field: ...), and any other error as one message.
+func printError(w io.Writer, err error) {
+	problems := config.Errors(err)
+	if len(problems) == 0 {
+		fmt.Fprintf(w, "perfgate: %v\n", err)
+		return
+	}
+	for _, p := range problems {
+		fmt.Fprintln(w, p)
+	}
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/render"
+)
+
+// runReport re-renders a report.json, which may come from an untrusted
+// copy (the Action's fork-safe mode): it is checked before it is rendered.
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("in", "results/report.json", "report.json to render")
+	format := fs.String("format", "md", "md (the PR comment), html (the self-contained page) or json (the checked report)")
+	if err := fs.Parse(args); err != nil {
+		return gate.ExitConfig
+	}
+	if *format != "md" && *format != "html" && *format != "json" {
+		fmt.Fprintf(stderr, "perfgate report: --format %q is not supported; use md, html or json\n", *format)
+		return gate.ExitConfig
+	}
+	f, err := os.Open(*in)
+	if err != nil {
+		fmt.Fprintf(stderr, "perfgate report: %v\n", err)
+		return gate.ExitConfig
+	}
+	defer f.Close()
+	rep, err := render.ReadReport(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "perfgate report: %s: %v\n", *in, err)
+		return gate.ExitConfig
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "perfgate report: %v\n", err)
+			return gate.ExitInfra
+		}
+		return 0
+	}
+	if *format == "html" {
+		page, err := render.HTML(rep)
+		if err != nil {
+			fmt.Fprintf(stderr, "perfgate report: %v\n", err)
+			return gate.ExitInfra
+		}
+		fmt.Fprint(stdout, page)
+		return 0
+	}
+	fmt.Fprint(stdout, render.Markdown(rep))
+	return 0
+}
