@@ -66,3 +66,15 @@ func TestGateImprovementPassesAsImprovement(t *testing.T) {
 		t.Errorf("verdict %s (%s), want improvement", g.report.Verdict, g.report.Reason)
 	}
 }
+
+// TestGateAAComparisonDoesNotFail gates the example service against itself:
+// never a regression, and no hint.
+func TestGateAAComparisonDoesNotFail(t *testing.T) {
+	g := runGateCommand(t, writeConfig(t, decisiveExperiment), exampleService(t), regressedHead(t, ""))
+	if g.code != 0 || g.report == nil || g.report.Verdict == report.Regression {
+		t.Fatalf("A/A: exit %d, verdict %v", g.code, g.report)
+	}
+	if len(g.report.Hints) > 0 {
+		t.Errorf("A/A fired hints: %+v", g.report.Hints)
+	}
+}
