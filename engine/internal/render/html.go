@@ -7,16 +7,17 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 //go:embed report.html.tmpl
 var htmlTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"change": change,
-	"value":  value,
-	"pct":    percent,
-	"detect": detectable,
+	"change": verdict.FormatChange,
+	"value":  verdict.Value,
+	"pct":    verdict.Percent,
+	"detect": verdict.Detectable,
 	"num":    func(v float64) string { return fmt.Sprintf("%.4g", v) },
 	"signed": func(v float64) string { return fmt.Sprintf("%+.4g", v) },
 }).Parse(htmlTemplate))

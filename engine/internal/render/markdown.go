@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // Marker is the first line of every comment perfgate writes; the Action
@@ -134,41 +135,13 @@ func metricsSection(rep *report.Report) string {
 			outcome += " (reported only)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s to %s (%s) | %.3g | %s %s | %s |\n",
-			Text(m.Name+" "+m.Unit), value(m, m.Base), value(m, m.Head), change(m, m.Delta), change(m, m.CI[0]), change(m, m.CI[1]),
-			percent(m.CILevel), m.P, outcomeIcon[m.Outcome], Text(outcome), detectable(m))
+			Text(m.Name+" "+m.Unit), verdict.Value(m, m.Base), verdict.Value(m, m.Head), verdict.FormatChange(m, m.Delta), verdict.FormatChange(m, m.CI[0]), verdict.FormatChange(m, m.CI[1]),
+			verdict.Percent(m.CILevel), m.P, outcomeIcon[m.Outcome], Text(outcome), verdict.Detectable(m))
 	}
 	return b.String()
 }
 
 var outcomeIcon = map[string]string{"regression": "🔴", "improvement": "🟢", "unchanged": "⚪", "inconclusive": "🟡"}
-
-func value(m report.Metric, v float64) string {
-	switch {
-	case m.Scale == "absolute":
-		return fmt.Sprintf("%.2f%%", 100*v)
-	case v >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
-}
-
-func change(m report.Metric, v float64) string {
-	if m.Scale == "absolute" {
-		return fmt.Sprintf("%+.2f pp", 100*v)
-	}
-	return fmt.Sprintf("%+.1f%%", 100*v)
-}
-
-func percent(v float64) string { return fmt.Sprintf("%.4g%%", 100*v) }
-
-func detectable(m report.Metric) string {
-	if m.Detectable == nil {
-		return fmt.Sprintf("nothing (%d pairs)", m.Pairs)
-	}
-	return "≥ " + strings.TrimPrefix(change(m, max(*m.Detectable, m.Threshold)), "+")
-}
 
 func environmentSection(rep *report.Report) string {
 	e := rep.Environment

@@ -19,22 +19,24 @@ func PrintMetrics(w io.Writer, metrics []report.Metric) {
 		if !m.Gates {
 			outcome += "*"
 		}
-		fmt.Fprintf(w, "%-12s %10s %10s %9s %22s %8.3g  %-13s %s\n", m.Name, value(m, m.Base), value(m, m.Head), FormatChange(m, m.Delta),
-			fmt.Sprintf("%s to %s (%s)", FormatChange(m, m.CI[0]), FormatChange(m, m.CI[1]), Percent(m.CILevel)), m.P, outcome, detectable(m))
+		fmt.Fprintf(w, "%-12s %10s %10s %9s %22s %8.3g  %-13s %s\n", m.Name, Value(m, m.Base), Value(m, m.Head), FormatChange(m, m.Delta),
+			fmt.Sprintf("%s to %s (%s)", FormatChange(m, m.CI[0]), FormatChange(m, m.CI[1]), Percent(m.CILevel)), m.P, outcome, Detectable(m))
 	}
 	fmt.Fprintln(w, "* reported, does not gate (set gate.latency to gate on latency)")
 }
 
-// detectable says the smallest change the run could see, never below the
+// Detectable says the smallest change the run could see, never below the
 // threshold (a smaller one would not fail the gate anyway).
-func detectable(m report.Metric) string {
+func Detectable(m report.Metric) string {
 	if m.Detectable == nil {
 		return fmt.Sprintf("nothing: %d pairs are too few", m.Pairs)
 	}
 	return "≥ " + FormatChange(m, max(*m.Detectable, m.Threshold))[1:]
 }
 
-func value(m report.Metric, v float64) string {
+// Value shows a metric's median: a percentage for absolute (rate)
+// metrics, otherwise with precision fitting its size.
+func Value(m report.Metric, v float64) string {
 	switch {
 	case m.Scale == "absolute":
 		return fmt.Sprintf("%.2f%%", 100*v)
