@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/results"
 )
 
 // confidence is benchstat's default for summaries.
@@ -24,31 +25,23 @@ type figure struct {
 	get  func(report.Figures) (float64, bool)
 }
 
-func always(v float64) (float64, bool) { return v, true }
-func optional(v *float64) (float64, bool) {
-	if v == nil {
-		return 0, false
-	}
-	return *v, true
-}
-
 var figures = []figure{
-	{"cpu-µs/req", func(f report.Figures) (float64, bool) { return always(f.CPUMicrosPerRequest) }},
-	{"allocs/req", func(f report.Figures) (float64, bool) { return optional(f.AllocsPerRequest) }},
-	{"B/req", func(f report.Figures) (float64, bool) { return optional(f.BytesPerRequest) }},
-	{"gc/req", func(f report.Figures) (float64, bool) { return optional(f.GCCyclesPerRequest) }},
-	{"p50-ms", func(f report.Figures) (float64, bool) { return always(f.LatencyP50Ms) }},
-	{"p90-ms", func(f report.Figures) (float64, bool) { return always(f.LatencyP90Ms) }},
-	{"p99-ms", func(f report.Figures) (float64, bool) { return always(f.LatencyP99Ms) }},
-	{"req/s", func(f report.Figures) (float64, bool) { return always(f.Throughput) }},
-	{"errors", func(f report.Figures) (float64, bool) { return always(f.ErrorRate) }},
+	{"cpu-µs/req", func(f report.Figures) (float64, bool) { return results.Always(f.CPUMicrosPerRequest) }},
+	{"allocs/req", func(f report.Figures) (float64, bool) { return results.Optional(f.AllocsPerRequest) }},
+	{"B/req", func(f report.Figures) (float64, bool) { return results.Optional(f.BytesPerRequest) }},
+	{"gc/req", func(f report.Figures) (float64, bool) { return results.Optional(f.GCCyclesPerRequest) }},
+	{"p50-ms", func(f report.Figures) (float64, bool) { return results.Always(f.LatencyP50Ms) }},
+	{"p90-ms", func(f report.Figures) (float64, bool) { return results.Always(f.LatencyP90Ms) }},
+	{"p99-ms", func(f report.Figures) (float64, bool) { return results.Always(f.LatencyP99Ms) }},
+	{"req/s", func(f report.Figures) (float64, bool) { return results.Always(f.Throughput) }},
+	{"errors", func(f report.Figures) (float64, bool) { return results.Always(f.ErrorRate) }},
 }
 
 // Rows compares every figure over the valid runs of each side.
 func Rows(runs []report.Run) []report.BenchRow {
 	var rows []report.BenchRow
 	for _, fig := range figures {
-		base, head := values(runs, "base", fig), values(runs, "head", fig)
+		base, head := results.SideValues(runs, "base", fig.get), results.SideValues(runs, "head", fig.get)
 		if len(base) == 0 || len(head) == 0 {
 			continue
 		}
@@ -68,18 +61,6 @@ func Rows(runs []report.Run) []report.BenchRow {
 		rows = append(rows, row)
 	}
 	return rows
-}
-
-func values(runs []report.Run, side string, fig figure) []float64 {
-	var vs []float64
-	for _, r := range runs {
-		if r.Side == side && r.Valid {
-			if v, ok := fig.get(r.Figures); ok {
-				vs = append(vs, v)
-			}
-		}
-	}
-	return vs
 }
 
 // Print writes the rows in benchstat's layout.

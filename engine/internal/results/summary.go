@@ -14,8 +14,11 @@ type figure struct {
 	get        func(report.Figures) (float64, bool)
 }
 
-func value(v float64) (float64, bool) { return v, true }
-func optional(v *float64) (float64, bool) {
+// Always and Optional adapt a figure for FigureOf: a plain number is always
+// there, a pointer only when the run measured it.
+func Always(v float64) (float64, bool) { return v, true }
+
+func Optional(v *float64) (float64, bool) {
 	if v == nil {
 		return 0, false
 	}
@@ -23,17 +26,17 @@ func optional(v *float64) (float64, bool) {
 }
 
 var figuresCompared = []figure{
-	{"cpu", "µs/req", func(f report.Figures) (float64, bool) { return value(f.CPUMicrosPerRequest) }},
-	{"allocs", "allocs/req", func(f report.Figures) (float64, bool) { return optional(f.AllocsPerRequest) }},
-	{"bytes", "B/req", func(f report.Figures) (float64, bool) { return optional(f.BytesPerRequest) }},
-	{"gc", "GC/req", func(f report.Figures) (float64, bool) { return optional(f.GCCyclesPerRequest) }},
-	{"latency_p50", "ms", func(f report.Figures) (float64, bool) { return value(f.LatencyP50Ms) }},
-	{"latency_p90", "ms", func(f report.Figures) (float64, bool) { return value(f.LatencyP90Ms) }},
-	{"latency_p99", "ms", func(f report.Figures) (float64, bool) { return value(f.LatencyP99Ms) }},
-	{"latency_max", "ms", func(f report.Figures) (float64, bool) { return value(f.LatencyMaxMs) }},
-	{"throughput", "req/s", func(f report.Figures) (float64, bool) { return value(f.Throughput) }},
-	{"errors", "ratio", func(f report.Figures) (float64, bool) { return value(f.ErrorRate) }},
-	{"throttled", "ratio", func(f report.Figures) (float64, bool) { return value(f.ThrottledRatio) }},
+	{"cpu", "µs/req", func(f report.Figures) (float64, bool) { return Always(f.CPUMicrosPerRequest) }},
+	{"allocs", "allocs/req", func(f report.Figures) (float64, bool) { return Optional(f.AllocsPerRequest) }},
+	{"bytes", "B/req", func(f report.Figures) (float64, bool) { return Optional(f.BytesPerRequest) }},
+	{"gc", "GC/req", func(f report.Figures) (float64, bool) { return Optional(f.GCCyclesPerRequest) }},
+	{"latency_p50", "ms", func(f report.Figures) (float64, bool) { return Always(f.LatencyP50Ms) }},
+	{"latency_p90", "ms", func(f report.Figures) (float64, bool) { return Always(f.LatencyP90Ms) }},
+	{"latency_p99", "ms", func(f report.Figures) (float64, bool) { return Always(f.LatencyP99Ms) }},
+	{"latency_max", "ms", func(f report.Figures) (float64, bool) { return Always(f.LatencyMaxMs) }},
+	{"throughput", "req/s", func(f report.Figures) (float64, bool) { return Always(f.Throughput) }},
+	{"errors", "ratio", func(f report.Figures) (float64, bool) { return Always(f.ErrorRate) }},
+	{"throttled", "ratio", func(f report.Figures) (float64, bool) { return Always(f.ThrottledRatio) }},
 	{"memory_peak", "MiB", func(f report.Figures) (float64, bool) { return float64(f.MemoryPeakBytes) / (1 << 20), true }},
 }
 
@@ -55,10 +58,15 @@ func Medians(runs []report.Run) []report.Median {
 }
 
 func collect(runs []report.Run, side string, fig figure) []float64 {
+	return SideValues(runs, side, fig.get)
+}
+
+// SideValues is one figure over a side's valid runs that have it.
+func SideValues(runs []report.Run, side string, get func(report.Figures) (float64, bool)) []float64 {
 	var vs []float64
 	for _, r := range runs {
 		if r.Side == side && r.Valid {
-			if v, ok := fig.get(r.Figures); ok {
+			if v, ok := get(r.Figures); ok {
 				vs = append(vs, v)
 			}
 		}
