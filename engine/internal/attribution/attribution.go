@@ -131,6 +131,9 @@ func aggregate(p *profile.Profile, m measure) (costs, error) {
 	c := costs{flat: map[string]float64{}, cum: map[string]float64{}, flatN: map[string]float64{}, cumN: map[string]float64{}}
 	cache := names{}
 	for _, s := range p.Sample {
+		if excluded(s, m.profile, cache) {
+			continue
+		}
 		v, n := float64(s.Value[vi]), float64(s.Value[ci])
 		if m.countFromValue > 0 {
 			n = n / m.countFromValue

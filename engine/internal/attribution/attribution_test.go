@@ -3,6 +3,7 @@ package attribution
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -136,5 +137,19 @@ func TestCorruptProfileIsAWarning(t *testing.T) {
 	}
 	if _, warnings := Functions(dir, runsWithRequests(1000, 1000)); len(warnings) != 1 {
 		t.Errorf("warnings = %v, want one for the corrupt head profile", warnings)
+	}
+}
+
+func TestCaptureAndIdleWaitsAreExcluded(t *testing.T) {
+	dir := t.TempDir()
+	// The pprof handler's own cost changes between the sides (it does:
+	// profiles differ in size) but must never be reported.
+	write(t, dir, "base.cpu.pb.gz", cpuProfile(map[string]int64{"net/http/pprof.handler.ServeHTTP": 10, "main.work": 100}))
+	write(t, dir, "head.cpu.pb.gz", cpuProfile(map[string]int64{"net/http/pprof.handler.ServeHTTP": 900, "main.work": 100}))
+	fs, _ := Functions(dir, runsWithRequests(1000, 1000))
+	for _, f := range fs {
+		if strings.Contains(f.Name, "pprof") || f.Name == "main.handler" {
+			t.Errorf("perfgate's own capture reported: %+v", f)
+		}
 	}
 }

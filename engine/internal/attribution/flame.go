@@ -46,6 +46,9 @@ func (b builder) addStacks(root *report.FlameNode, p *profile.Profile, m measure
 		return false
 	}
 	for _, s := range p.Sample {
+		if excluded(s, m.profile, b.names) {
+			continue
+		}
 		v := float64(s.Value[vi]) / requests * m.scale
 		node := root
 		add(node, v, head)
