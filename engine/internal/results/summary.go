@@ -3,9 +3,9 @@ package results
 import (
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // figure is one per-run number compared between the sides.
@@ -48,7 +48,7 @@ func Medians(runs []report.Run) []report.Median {
 		if len(base) == 0 && len(head) == 0 {
 			continue
 		}
-		m := report.Median{Name: fig.name, Unit: fig.unit, Base: median(base), Head: median(head), BaseRuns: len(base), HeadRuns: len(head)}
+		m := report.Median{Name: fig.name, Unit: fig.unit, Base: stats.Median(base), Head: stats.Median(head), BaseRuns: len(base), HeadRuns: len(head)}
 		if m.Base != 0 && len(base) > 0 && len(head) > 0 {
 			m.Delta = (m.Head - m.Base) / m.Base
 		}
@@ -72,19 +72,6 @@ func SideValues(runs []report.Run, side string, get func(report.Figures) (float6
 		}
 	}
 	return vs
-}
-
-func median(vs []float64) float64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), vs...)
-	sort.Float64s(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
 }
 
 // PrintComparison writes the short plain-text comparison of medians that

@@ -106,7 +106,7 @@ func compare(in Input, alpha float64) Result {
 	r := Result{Input: in}
 	d := r.differences()
 	r.Pairs, r.Dropped = len(d), len(in.Base)-len(d)
-	r.BaseMedian, r.HeadMedian = medianOf(in.Base), medianOf(in.Head)
+	r.BaseMedian, r.HeadMedian = Median(in.Base), Median(in.Head)
 	test := SignedRankTest(d)
 	r.PRegression, r.PImprovement = test.PGreater, test.PLess
 	est := HodgesLehmann(d, alpha)
@@ -186,7 +186,8 @@ func detectable(in Input, d []float64, alpha float64) *float64 {
 	return &shift
 }
 
-func medianOf(values []float64) float64 {
+// Median is the median of values (0 for none); values is not modified.
+func Median(values []float64) float64 {
 	if len(values) == 0 {
 		return 0
 	}
