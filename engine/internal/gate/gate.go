@@ -174,9 +174,6 @@ func (g *gateRun) buildBoth(ctx context.Context, base *build.Base) (map[string]s
 			_ = os.WriteFile(filepath.Join(g.o.Out, "build", side.label+".buildinfo.txt"), []byte(b.BuildInfo), 0o644)
 		}
 	}
-	if base.Commit != "" {
-		g.rep.Build.Base.Revision = base.Commit
-	}
 	return binaries, nil
 }
 
