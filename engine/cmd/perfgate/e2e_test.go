@@ -227,8 +227,40 @@ func TestGateTinyMemoryLimitIsInvalidOOM(t *testing.T) {
 	if !strings.Contains(g.report.Reason, "OOM-killed") {
 		t.Errorf("reason %q does not say OOM-killed", g.report.Reason)
 	}
+	if !hasHint(g.report, "oom-killed") {
+		t.Errorf("no oom-killed hint: %+v", g.report.Hints)
+	}
 	if l := leftovers(t); len(l) > 0 {
 		t.Errorf("left behind: %v", l)
+	}
+}
+
+// TestGateCPULimitThrottlesWithHints runs the service at a tenth of a core
+// with GOMAXPROCS forced to 2: the cgroup throttles it in most periods and
+// both counter hints name it.
+func TestGateCPULimitThrottlesWithHints(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("CPU limits need cgroups (root)")
+	}
+	cfg := strings.Replace(fmt.Sprintf(shortExperiment, "30s", "256Mi"), `cpu: "1"`, `cpu: 100m`, 1)
+	cfg = strings.Replace(cfg, `  ready_timeout:`, "  env: {GOMAXPROCS: \"2\"}\n  ready_timeout:", 1)
+	g := runGateCommand(t, writeConfig(t, cfg), exampleService(t), regressedHead(t, ""))
+	if g.report == nil || g.report.Verdict == "regression" {
+		t.Fatalf("exit %d, want a report and no regression", g.code)
+	}
+	for _, r := range g.report.Runs {
+		if r.Figures.Requests > 0 && r.Figures.ThrottledRatio < 0.1 {
+			t.Errorf("%s run %d throttled in %.2f of periods at 100m, want most", r.Side, r.Pair, r.Figures.ThrottledRatio)
+		}
+	}
+	for _, rule := range []string{"cpu-throttling", "gomaxprocs-above-limit"} {
+		if !hasHint(g.report, rule) {
+			t.Errorf("no %s hint: %+v", rule, g.report.Hints)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(g.out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "of its scheduling periods") {
+		t.Errorf("report.md does not show the throttling hint (err %v)", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // metric finds a gating metric by name.
@@ -60,17 +61,35 @@ func goroutineGrowth(rep *report.Report) []report.Hint {
 }
 
 // throttling fires when a side spent a tenth or more of its CFS periods
-// throttled: the CPU limit, not the code, shapes its latency.
+// throttled: the CPU limit, not the code, shapes its latency. It reads
+// every measured run, valid or not, because throttling is often why runs
+// were invalid (rate not reached, timeouts) and that is when it matters.
 func throttling(rep *report.Report) []report.Hint {
-	m := median(rep, "throttled")
-	if m == nil || (m.Base < 0.1 && m.Head < 0.1) {
+	base, head := throttledRatios(rep.Runs, "base"), throttledRatios(rep.Runs, "head")
+	if len(base)+len(head) == 0 {
+		return nil
+	}
+	b, h := stats.Median(base), stats.Median(head)
+	if b < 0.1 && h < 0.1 {
 		return nil
 	}
 	return []report.Hint{{
 		Rule:     "cpu-throttling",
-		Message:  fmt.Sprintf("the service was CPU-throttled in %.0f%% (base) and %.0f%% (head) of its scheduling periods under a %s CPU limit: latency there is set by the quota; raise resources.cpu or lower load.rate to measure the code", 100*m.Base, 100*m.Head, rep.Config.Resources.CPU),
-		Evidence: fmt.Sprintf("cgroup cpu.stat nr_throttled/nr_periods median %.3f → %.3f", m.Base, m.Head),
+		Message:  fmt.Sprintf("the service was CPU-throttled in %.0f%% (base) and %.0f%% (head) of its scheduling periods under a %s CPU limit: latency there is set by the quota; raise resources.cpu or lower load.rate to measure the code", 100*b, 100*h, rep.Config.Resources.CPU),
+		Evidence: fmt.Sprintf("cgroup cpu.stat nr_throttled/nr_periods, median over %d base and %d head runs: %.3f → %.3f", len(base), len(head), b, h),
 	}}
+}
+
+// throttledRatios are a side's throttled-period ratios over the runs that
+// were measured (sent requests), valid or not.
+func throttledRatios(runs []report.Run, side string) []float64 {
+	var out []float64
+	for _, r := range runs {
+		if r.Side == side && r.Figures.Requests > 0 {
+			out = append(out, r.Figures.ThrottledRatio)
+		}
+	}
+	return out
 }
 
 // gomaxprocsAboveLimit fires when the service runs more Ps than its quota

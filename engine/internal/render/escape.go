@@ -10,28 +10,36 @@ import (
 	"unicode/utf8"
 )
 
-// maxText is the longest untrusted string shown; longer ones are cut.
-const maxText = 160
+// maxText is the longest untrusted name or label shown; longer ones are cut.
+// maxProse is the same for sentences (the verdict's reason, hints,
+// warnings), which name several metrics or functions and their evidence.
+const (
+	maxText  = 160
+	maxProse = 1200
+)
 
 // Text escapes an untrusted string for Markdown (also inside table cells
 // and inline HTML): HTML specials and Markdown punctuation become entities
 // or backslash escapes, @ and # cannot mention or link, newlines become
 // spaces, control and bidirectional characters become U+FFFD, and the
 // result is cut to maxText runes.
-func Text(s string) string { return escape(s, true) }
+func Text(s string) string { return escape(s, true, maxText) }
+
+// Prose is Text for sentences: the same escaping, cut at maxProse runes.
+func Prose(s string) string { return escape(s, true, maxProse) }
 
 // HTMLText escapes an untrusted line for a raw HTML block such as <pre>,
 // where Markdown is not processed and backslash escapes would show.
-func HTMLText(s string) string { return escape(s, false) }
+func HTMLText(s string) string { return escape(s, false, maxText) }
 
-func escape(s string, markdown bool) string {
+func escape(s string, markdown bool, limit int) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
-		if n == maxText {
+		if n == limit {
 			b.WriteString("…")
 			break
 		}

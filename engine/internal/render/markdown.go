@@ -89,7 +89,7 @@ func verdictSection(rep *report.Report) string {
 		fmt.Fprintf(&b, "**%d regressed · %d improved · %d unchanged · %d inconclusive** (gating metrics)\n\n",
 			rep.Counts["regression"], rep.Counts["improvement"], rep.Counts["unchanged"], rep.Counts["inconclusive"])
 	}
-	fmt.Fprintf(&b, "%s\n\n", Text(rep.Reason))
+	fmt.Fprintf(&b, "%s\n\n", Prose(rep.Reason))
 	fmt.Fprintf(&b, "base %s · head %s\n", revision(rep.Build.Base.Revision, rep.Build.Base.Dirty), revision(rep.Build.Head.Revision, rep.Build.Head.Dirty))
 	if rep.Build.Error != "" {
 		fmt.Fprintf(&b, "\n<details><summary>Build output</summary>\n\n<pre>%s</pre>\n</details>\n", preText(rep.Build.Error))
@@ -196,7 +196,7 @@ func hintsSection(rep *report.Report) string {
 	var b strings.Builder
 	b.WriteString("**Hints**\n\n")
 	for _, h := range rep.Hints {
-		fmt.Fprintf(&b, "- **%s**: %s (%s)\n", Text(h.Rule), Text(h.Message), Text(h.Evidence))
+		fmt.Fprintf(&b, "- **%s**: %s (%s)\n", Text(h.Rule), Prose(h.Message), Prose(h.Evidence))
 	}
 	return b.String()
 }
@@ -234,7 +234,7 @@ func warningsSection(rep *report.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<details><summary>%d warnings</summary>\n\n", len(rep.Warnings))
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(&b, "- %s\n", Text(w))
+		fmt.Fprintf(&b, "- %s\n", Prose(w))
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()

@@ -90,6 +90,26 @@ func TestMarkdownHostileStrings(t *testing.T) {
 	}
 }
 
+// TestMarkdownKeepsSentencesWhole: a hint's advice and the verdict's
+// reason run past the name limit and must not lose their end; only
+// something absurdly long is cut.
+func TestMarkdownKeepsSentencesWhole(t *testing.T) {
+	rep := regressionReport()
+	advice := strings.Repeat("measured detail, ", 15) + "so raise resources.cpu"
+	rep.Hints = []report.Hint{{Rule: "cpu-throttling", Message: advice, Evidence: "cpu.stat"}}
+	rep.Reason = strings.Repeat("allocs +37% (CI +36% to +38%), ", 10) + "end of reason"
+	md := Markdown(rep)
+	for _, want := range []string{"raise resources\\.cpu", "end of reason"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lost the end of a sentence: %q missing", want)
+		}
+	}
+	rep.Hints[0].Message = strings.Repeat("z", 5000)
+	if md := Markdown(rep); strings.Contains(md, strings.Repeat("z", maxProse+1)) || !strings.Contains(md, strings.Repeat("z", maxProse)+"…") {
+		t.Error("a 5000-character hint was not cut at maxProse")
+	}
+}
+
 func TestMarkdownAllInvalid(t *testing.T) {
 	rep := &report.Report{Schema: 1, Verdict: report.Invalid, Seed: 7,
 		Reason: "invalid measurement: only 0 of 2 pairs have both runs valid; head: OOM-killed (memory limit 8Mi) ×2; base: OOM-killed (memory limit 8Mi) ×2"}
