@@ -2,7 +2,7 @@
 # Records the real profiles the hint rules are tested on: a short gate of
 # the example service against each planted regression, and an A/A gate,
 # copied (report.json and merged profiles) into
-# engine/internal/hints/testdata/<name>/. Run as root; takes about 6 minutes.
+# engine/internal/hints/testdata/<name>/. Run as root; takes about 9 minutes.
 # NAMES="time-after global-lock" records only those.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 # beyond sampling noise (small timer allocations, lock contention, which
 # also needs GOMAXPROCS 2 so that a lock holder can be descheduled).
 config() {
-  local cpu=1 rate=800 duration=5s requests
+  local cpu=1 rate=800 duration=5s args='["-addr", "{addr}"]' requests orders
   requests='    - GET /search?q=alpha
     - GET /search?q=steel
     - method: POST
@@ -25,11 +25,16 @@ config() {
       path: /order
       headers: {Content-Type: application/json}
       body: '"'"'{"id":2,"qty":1}'"'"''
-  case "$1" in
-    time-after) duration=10s requests='    - method: POST
+  orders='    - method: POST
       path: /order
       headers: {Content-Type: application/json}
-      body: '"'"'{"id":1,"qty":2}'"'"'' ;;
+      body: '"'"'{"id":1,"qty":2}'"'"''
+  case "$1" in
+    time-after) duration=10s requests=$orders ;;
+    # Orders reach the inventory over HTTPS (-inventory-tls) or by name.
+    tls-per-request) rate=400 requests=$orders args='["-addr", "{addr}", "-inventory-tls"]' ;;
+    dns-per-request) requests=$orders args='["-addr", "{addr}", "-inventory-url", "http://localhost:{port}"]' ;;
+    goroutine-leak) requests=$orders ;;
     global-lock) cpu=2 rate=1500 requests='    - GET /search?q=alpha
     - GET /search?q=steel' ;;
   esac
@@ -37,7 +42,7 @@ config() {
 version: 1
 service:
   package: ./cmd/server
-  args: ["-addr", "{addr}"]
+  args: $args
 resources:
   cpu: "$cpu"
 load:
@@ -50,7 +55,7 @@ pairs: 3
 YAML
 }
 
-for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock}; do
+for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock tls-per-request dns-per-request goroutine-leak}; do
   config "$name"
   rm -rf "$work/head" "$work/out"
   cp -r "$root/examples/service" "$work/head"

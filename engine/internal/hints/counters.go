@@ -2,6 +2,7 @@ package hints
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/stats"
@@ -27,26 +28,32 @@ func median(rep *report.Report, name string) *report.Median {
 }
 
 // gcPressure fires when GC cycles per request rose by a fifth or more
-// along with a significant rise in allocated bytes.
+// along with bytes allocated per request (by 5% or more), so the extra
+// cycles come from new allocation rather than, say, a smaller heap. It
+// reads the medians, not the gate's outcome: the evidence is the same
+// whether or not this run had the pairs to call bytes/req significant.
 func gcPressure(rep *report.Report) []report.Hint {
-	gc, bytes := median(rep, "gc"), metric(rep, "bytes")
-	if gc == nil || bytes == nil || gc.BaseRuns == 0 || gc.HeadRuns == 0 || gc.Delta < 0.2 || bytes.Outcome != "regression" {
+	gc, bytes := median(rep, "gc"), median(rep, "bytes")
+	if gc == nil || bytes == nil || gc.BaseRuns == 0 || gc.HeadRuns == 0 || gc.Delta < 0.2 || bytes.Delta < 0.05 {
 		return nil
 	}
 	return []report.Hint{{
 		Rule:     "gc-pressure",
-		Message:  fmt.Sprintf("GC cycles per request rose %+.0f%% with %+.1f%% more bytes allocated per request: the new allocations make the collector run more often, which costs CPU and latency", 100*gc.Delta, 100*bytes.Delta),
-		Evidence: fmt.Sprintf("gc/req median %.4g → %.4g; bytes/req %.4g → %.4g", gc.Base, gc.Head, bytes.Base, bytes.Head),
+		Message:  fmt.Sprintf("GC cycles per request rose %+.0f%% with %+.0f%% more bytes allocated per request: the new allocations make the collector run more often, which costs CPU and latency; the allocs profile shows where they come from", 100*gc.Delta, 100*bytes.Delta),
+		Evidence: fmt.Sprintf("medians over valid runs: gc/req %.4g → %.4g; bytes/req %.4g → %.4g", gc.Base, gc.Head, bytes.Base, bytes.Head),
 	}}
 }
 
 // goroutineGrowth fires when head ends its windows with many more
-// goroutines parked in one function: goroutines started per request that do
-// not finish (a leak).
+// goroutines (at least 10, and twice base) on a stack through one
+// function: goroutines started per request that do not finish (a leak).
+// Runtime frames (gopark, selectgo, goexit) are on every parked stack and
+// say nothing, so the function named is the code that holds them.
 func goroutineGrowth(rep *report.Report) []report.Hint {
 	var best *report.Function
 	for i, f := range rep.Functions {
-		if f.Profile == "goroutine" && f.Kind == "flat" && f.Delta >= 10 && f.Head >= 2*f.Base && (best == nil || f.Delta > best.Delta) {
+		if f.Profile == "goroutine" && f.Kind == "cum" && !strings.HasPrefix(f.Name, "runtime.") &&
+			f.Delta >= 10 && f.Head >= 2*f.Base && (best == nil || f.Delta > best.Delta) {
 			best = &rep.Functions[i]
 		}
 	}
@@ -55,8 +62,8 @@ func goroutineGrowth(rep *report.Report) []report.Hint {
 	}
 	return []report.Hint{{
 		Rule:     "goroutine-growth",
-		Message:  fmt.Sprintf("%.0f more goroutines wait in %s at the end of each window: goroutines started per request that never finish (a leak: a missing cancel, an unread channel, a timer never stopped)", best.Delta, best.Name),
-		Evidence: fmt.Sprintf("goroutine profile at window end, %s: %.4g → %.4g goroutines per run", best.Name, best.Base, best.Head),
+		Message:  fmt.Sprintf("%.0f more goroutines are alive in %s at the end of each window: goroutines started per request that never finish (a leak: a context that is never cancelled, an unread channel, a ticker never stopped)", best.Delta, best.Name),
+		Evidence: fmt.Sprintf("goroutine profile at window end, cum %s: %.4g → %.4g goroutines per run", best.Name, best.Base, best.Head),
 	}}
 }
 

@@ -68,6 +68,8 @@ func Rules() []string {
 
 // functionRule fires when a function matching one of names grew by more
 // than min in the given profile and unit (flat or cum, whichever is larger).
+// The message names the function and, when there is one, the application
+// function it is reached from.
 func functionRule(name, profile, unit string, min float64, names []string, message string) func(*report.Report) []report.Hint {
 	return func(rep *report.Report) []report.Hint {
 		var best *report.Function
@@ -79,15 +81,64 @@ func functionRule(name, profile, unit string, min float64, names []string, messa
 				best = &rep.Functions[i]
 			}
 		}
-		if best == nil {
+		if best == nil || !mattersNextToCPU(rep, best) {
 			return nil
+		}
+		subject := best.Name
+		if caller := applicationCaller(rep, best); caller != "" {
+			subject += " (reached from " + caller + ")"
 		}
 		return []report.Hint{{
 			Rule:     name,
-			Message:  fmt.Sprintf(message, best.Name, best.Delta),
+			Message:  fmt.Sprintf(message, subject, best.Delta),
 			Evidence: fmt.Sprintf("%s profile, %s %s: %.4g → %.4g %s (%s)", best.Profile, best.Kind, best.Name, best.Base, best.Head, best.Unit, best.Status),
 		}}
 	}
+}
+
+// mattersNextToCPU keeps lock-delay hints for delays worth a reviewer's
+// time: at least 2% of base CPU per request. Mutex and block delays are
+// wall time spread over every goroutine; when a change makes each request
+// several times more expensive, every shared lock in its path is held a
+// little longer, and a microsecond of that is not the story.
+func mattersNextToCPU(rep *report.Report, f *report.Function) bool {
+	if f.Profile != "mutex" && f.Profile != "block" {
+		return true
+	}
+	cpu := median(rep, "cpu")
+	return cpu == nil || cpu.BaseRuns == 0 || f.Delta >= 0.02*cpu.Base
+}
+
+// applicationCaller is the deepest function of the service's own code
+// whose cost in the same profile grew by at least 80% of f's: the code that
+// reaches f. The service's code is told from the standard library by its
+// import path, whose first element has a dot (example.com/..., github.com/...),
+// or by being package main.
+// Deepest is approximated by the smallest such growth: a caller's cum
+// includes its callees'.
+func applicationCaller(rep *report.Report, f *report.Function) string {
+	var caller *report.Function
+	for i, c := range rep.Functions {
+		if c.Profile != f.Profile || c.Unit != f.Unit || c.Kind != "cum" || c.Name == f.Name ||
+			c.Delta < 0.8*f.Delta || !isApplicationCode(c.Name) {
+			continue
+		}
+		if caller == nil || c.Delta < caller.Delta {
+			caller = &rep.Functions[i]
+		}
+	}
+	if caller == nil {
+		return ""
+	}
+	return caller.Name
+}
+
+func isApplicationCode(function string) bool {
+	first, _, nested := strings.Cut(function, "/")
+	if !nested { // "time.NewTimer", "main.handler": a standard package or main
+		return strings.HasPrefix(function, "main.")
+	}
+	return strings.Contains(first, ".") && !strings.HasPrefix(function, "golang.org/x/")
 }
 
 func matches(function string, names []string) bool {

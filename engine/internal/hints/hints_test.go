@@ -53,8 +53,13 @@ func TestHintsOnRealRegressions(t *testing.T) {
 		{"pool-lost", "dial-per-request", "net"},
 		{"global-lock", "mutex-contention", "sync.(*Mutex).Unlock"},
 		{"cpu-regexp", "regexp-compile-per-request", "regexp."},
+		{"cpu-regexp", "gc-pressure", "GC cycles"},
+		{"tls-per-request", "tls-handshake-per-request", "crypto/tls."},
+		{"tls-per-request", "dial-per-request", "net"},
+		{"dns-per-request", "dns-per-request", "net.(*Resolver)"},
+		{"goroutine-leak", "goroutine-growth", "watchStock"},
 	} {
-		t.Run(tc.fixture, func(t *testing.T) {
+		t.Run(tc.fixture+"/"+tc.rule, func(t *testing.T) {
 			got := fired(For(fixture(t, tc.fixture)))
 			h, ok := got[tc.rule]
 			if !ok {
@@ -64,6 +69,33 @@ func TestHintsOnRealRegressions(t *testing.T) {
 				t.Errorf("hint %+v does not name %s with its evidence", h, tc.mentions)
 			}
 		})
+	}
+}
+
+// TestHintsNameTheApplicationCaller: a hint on a library function also
+// names the service's own function that reaches it.
+func TestHintsNameTheApplicationCaller(t *testing.T) {
+	for fixtureName, rule := range map[string]string{
+		"alloc-sprintf": "formatting-on-hot-path",
+		"cpu-regexp":    "regexp-compile-per-request",
+		"global-lock":   "mutex-contention",
+	} {
+		h := fired(For(fixture(t, fixtureName)))[rule]
+		if !strings.Contains(h.Message, "reached from example.com/perfgate-example/internal/httpapi.(*Server).handleSearch") {
+			t.Errorf("%s: %s hint does not name handleSearch: %q", fixtureName, rule, h.Message)
+		}
+	}
+}
+
+// TestHintsStayQuietOnSideEffects: a change that makes each request several
+// times more expensive holds every shared lock a little longer; that small
+// lock delay is not called contention.
+func TestHintsStayQuietOnSideEffects(t *testing.T) {
+	got := fired(For(fixture(t, "tls-per-request")))
+	for _, rule := range []string{"mutex-contention", "blocked-on-lock", "goroutine-growth"} {
+		if h, ok := got[rule]; ok {
+			t.Errorf("tls-per-request fired %s: %s", rule, h.Message)
+		}
 	}
 }
 
@@ -105,6 +137,22 @@ func TestEveryRuleIsDocumented(t *testing.T) {
 	for _, name := range Rules() {
 		if !strings.Contains(string(doc), "`"+name+"`") {
 			t.Errorf("docs/hints.md does not document %s", name)
+		}
+	}
+}
+
+func TestIsApplicationCode(t *testing.T) {
+	for name, want := range map[string]bool{
+		"example.com/perfgate-example/internal/httpapi.(*Server).handleSearch": true,
+		"github.com/acme/shop/cart.Total":                                      true,
+		"main.handler":                                                         true,
+		"time.NewTimer":                                                        false,
+		"crypto.Hash.New":                                                      false,
+		"net/http.(*Transport).dialConn":                                       false,
+		"golang.org/x/net/http2.(*Framer).ReadFrame":                           false,
+	} {
+		if got := isApplicationCode(name); got != want {
+			t.Errorf("isApplicationCode(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

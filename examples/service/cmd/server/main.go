@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,17 +37,26 @@ const (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
+	inventoryURL := flag.String("inventory-url", "", "base `URL` of the inventory service POST /order calls (default: this process's own listener), e.g. http://localhost:8080 to reach it by name")
+	inventoryTLS := flag.Bool("inventory-tls", false, "also serve the API over HTTPS on a second loopback port (self-signed certificate) and make POST /order call the inventory there, as between services behind an internal CA")
 	flag.Parse()
+	if *inventoryURL != "" && *inventoryTLS {
+		fmt.Fprintln(os.Stderr, "-inventory-url and -inventory-tls both choose where the inventory is; give one")
+		os.Exit(2)
+	}
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(*addr, logger); err != nil {
+	if err := run(*addr, *inventoryURL, *inventoryTLS, logger); err != nil {
 		logger.Error("server failed", "err", err)
 		os.Exit(1)
 	}
 }
 
 // run serves on addr until SIGINT or SIGTERM, then shuts down gracefully.
-func run(addr string, logger *slog.Logger) error {
+// Orders reach the inventory at inventoryURL, or on this listener when it
+// is empty. With inventoryTLS, the same handlers are also served over HTTPS
+// on a loopback port of their own, and orders reach the inventory there.
+func run(addr, inventoryURL string, inventoryTLS bool, logger *slog.Logger) error {
 	enableContentionProfiling()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -59,8 +69,24 @@ func run(addr string, logger *slog.Logger) error {
 		return err
 	}
 
+	listeners := []net.Listener{listener}
 	products := catalog.Generate(catalog.DefaultSize, catalog.DefaultSeed)
-	inventoryClient := inventory.NewClient(selfURL(listener.Addr()), inventoryTimeout)
+	if inventoryURL == "" {
+		inventoryURL = selfURL(listener.Addr())
+	}
+	inventoryClient := inventory.NewClient(inventoryURL, inventoryTimeout)
+	if inventoryTLS {
+		serverTLS, roots, err := selfSignedTLS(time.Now())
+		if err != nil {
+			return fmt.Errorf("inventory TLS certificate: %w", err)
+		}
+		tlsListener, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		listeners = append(listeners, tls.NewListener(tlsListener, serverTLS))
+		inventoryClient = inventory.NewTLSClient("https://"+tlsListener.Addr().String(), inventoryTimeout, roots)
+	}
 	defer inventoryClient.CloseIdleConnections()
 
 	mux := http.NewServeMux()
@@ -75,9 +101,11 @@ func run(addr string, logger *slog.Logger) error {
 		// No WriteTimeout: /debug/pprof/profile?seconds=N legitimately
 		// writes for N seconds.
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- server.Serve(listener) }()
-	logger.Info("listening", "addr", listener.Addr().String(), "products", products.Len())
+	serveErr := make(chan error, len(listeners))
+	for _, l := range listeners {
+		go func() { serveErr <- server.Serve(l) }()
+		logger.Info("listening", "addr", l.Addr().String(), "products", products.Len())
+	}
 
 	select {
 	case err := <-serveErr:
@@ -91,8 +119,10 @@ func run(addr string, logger *slog.Logger) error {
 	if err := server.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for range listeners {
+		if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	logger.Info("stopped")
 	return nil

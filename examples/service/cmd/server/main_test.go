@@ -1,8 +1,15 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
+	"fmt"
 	"net"
+	"net/http"
 	"testing"
+	"time"
+
+	"example.com/perfgate-example/internal/inventory"
 )
 
 func TestSelfURL(t *testing.T) {
@@ -19,6 +26,37 @@ func TestSelfURL(t *testing.T) {
 	for _, tt := range tests {
 		if got := selfURL(tt.addr); got != tt.want {
 			t.Errorf("selfURL(%v) = %q, want %q", tt.addr, got, tt.want)
+		}
+	}
+}
+
+// TestInventoryOverTLS calls an HTTPS inventory served with the self-signed
+// certificate through the client that trusts it. It checks behaviour only:
+// how many handshakes the calls cost is perfgate's job (the
+// tls-per-request regression keeps this test green).
+func TestInventoryOverTLS(t *testing.T) {
+	serverTLS, roots, err := selfSignedTLS(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /inventory/{id}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"id":%s,"available":5}`, r.PathValue("id"))
+	})
+	server := &http.Server{Handler: mux}
+	go server.Serve(tls.NewListener(listener, serverTLS))
+	defer server.Close()
+
+	client := inventory.NewTLSClient("https://"+listener.Addr().String(), time.Second, roots)
+	defer client.CloseIdleConnections()
+	for range 5 {
+		available, err := client.Available(context.Background(), 1)
+		if err != nil || available != 5 {
+			t.Fatalf("Available = %d, %v; want 5", available, err)
 		}
 	}
 }
