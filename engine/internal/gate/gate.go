@@ -29,6 +29,8 @@ type Options struct {
 	Base       string // directory or git ref
 	Head       string // directory
 	Out        string
+	// Target overrides the config's target when set (the Action's target input).
+	Target string
 	// Seed replays a run order; nil picks a fresh one.
 	Seed    *uint64
 	Command []string
@@ -42,6 +44,9 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	cfg, err := config.Load(o.ConfigPath)
 	if err != nil {
 		return nil, &ConfigError{Err: err}
+	}
+	if o.Target != "" {
+		cfg.Target = o.Target
 	}
 	if cfg.Target != "local" {
 		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: local", o.ConfigPath, cfg.Target)
