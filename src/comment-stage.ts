@@ -1,0 +1,117 @@
+import * as core from '@actions/core'
+import * as exec from '@actions/exec'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { commentBody, commentMarker, upsertComment } from './comment.js'
+import { buildEngine } from './engine.js'
+import { UserError } from './errors.js'
+import type { EventInfo, WorkflowRun } from './event.js'
+import type { Inputs } from './inputs.js'
+import { actionRoot, toolDir } from './paths.js'
+import { readVerdict } from './perfgate.js'
+import { createOctokit, type Octokit } from './octokit.js'
+import { checkListedSize, extractReport, UntrustedArtifactError } from './untrusted-results.js'
+
+/**
+ * runCommentStage is mode comment, the second stage of the fork-safe setup
+ * (a workflow_run workflow with pull-requests: write). It downloads the
+ * results of the run that triggered it, treats them as untrusted data,
+ * renders the comment with this action's own engine, and writes it on the
+ * pull request that the API (not the artifact) names for the run's head
+ * commit. It never checks out or runs code from the pull request.
+ */
+export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise<void> {
+  const run = event.workflowRun
+  if (!run) {
+    throw new UserError(`mode comment runs under a workflow_run event (the second stage of the fork-safe setup), not ${event.name}. Use mode gate or record here.`)
+  }
+  if (run.event !== 'pull_request') {
+    core.info(`nothing to comment: run ${run.id} was triggered by ${run.event || 'an unknown event'}, not a pull request`)
+    return
+  }
+  const octokit = createOctokit(inputs.token)
+  const pullNumber = await core.group('Find the pull request', () => findPullRequest(octokit, event.owner, event.repo, run))
+  if (pullNumber === 0) {
+    core.notice(`No open pull request has ${run.headSha.slice(0, 12)} as its head any more (it moved, or was closed); not commenting.`)
+    return
+  }
+  const dir = await mkdtemp(path.join(process.env.RUNNER_TEMP || os.tmpdir(), 'perfgate-untrusted-'))
+  const reportPath = path.join(dir, 'report.json')
+  await core.group('Download the results', async () => writeFile(reportPath, await downloadReport(octokit, event.owner, event.repo, run.id, inputs.artifactName)))
+
+  const engine = await core.group('Build the perfgate engine', () => buildEngine(actionRoot(), toolDir()))
+  const rendered = await exec.getExecOutput(engine.path, ['report', '--in', reportPath, '--format', 'md'], { cwd: dir, silent: true, ignoreReturnCode: true })
+  if (rendered.exitCode !== 0) {
+    throw new UntrustedArtifactError(`its report.json is not a valid perfgate report: ${rendered.stderr.trim().slice(0, 500)}`)
+  }
+  // Read only after the engine accepted the file, and only to route on.
+  const verdict = (await readVerdict(dir))?.verdict ?? 'error'
+  core.setOutput('verdict', verdict)
+  core.setOutput('report-json', reportPath)
+
+  await core.summary.addRaw(rendered.stdout, true).write()
+  if (inputs.comment === 'never') return
+  const marker = commentMarker(inputs.workingDirectory, inputs.config)
+  const outcome = await upsertComment(
+    octokit,
+    { owner: event.owner, repo: event.repo, pullNumber, measuredSha: run.headSha },
+    marker,
+    commentBody(marker, rendered.stdout, `The whole report is in the results artifact of run ${run.id}.`),
+    { createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression' }
+  )
+  if (outcome.action === 'skipped') {
+    core.info(`comment not written: ${outcome.reason}`)
+    return
+  }
+  core.setOutput('comment-id', String(outcome.id))
+  core.info(`comment ${outcome.action} on pull request #${pullNumber} (ID ${outcome.id})`)
+}
+
+/**
+ * findPullRequest resolves the run's head commit to an open pull request
+ * through the API: the pull requests associated with the commit, else the
+ * open ones from the run's head branch. A candidate counts only if its head
+ * is that commit in that repository. 0 means none.
+ */
+export async function findPullRequest(octokit: Octokit, owner: string, repo: string, run: WorkflowRun): Promise<number> {
+  const matches = (p: { number: number; state?: string; head: { sha: string; repo: { full_name: string } | null } }): boolean =>
+    p.state !== 'closed' && p.head.sha === run.headSha && (p.head.repo?.full_name ?? '') === run.headRepository
+  const { data: forCommit } = await octokit.rest.repos.listPullRequestsAssociatedWithCommit({ owner, repo, commit_sha: run.headSha })
+  const found = forCommit.filter(matches).map((p) => p.number)
+  if (found.length === 0 && run.headBranch && run.headRepository.includes('/')) {
+    const headOwner = run.headRepository.split('/')[0]
+    const { data: fromBranch } = await octokit.rest.pulls.list({ owner, repo, state: 'open', head: `${headOwner}:${run.headBranch}`, per_page: 100 })
+    found.push(...fromBranch.filter(matches).map((p) => p.number))
+  }
+  const unique = [...new Set(found)]
+  if (unique.length > 1) {
+    throw new UserError(`commit ${run.headSha} is the head of several open pull requests (${unique.map((n) => `#${n}`).join(', ')}); not guessing which to comment on`)
+  }
+  const listed = run.pullNumbers.filter((n) => !unique.includes(n))
+  if (unique.length === 1 && listed.length > 0) {
+    throw new UserError(`the event lists pull request(s) ${listed.map((n) => `#${n}`).join(', ')} for ${run.headSha}, but the API says #${unique[0]}; not commenting`)
+  }
+  return unique[0] ?? 0
+}
+
+/**
+ * downloadReport finds the newest attempt's results artifact of the run,
+ * checks its size before downloading, and extracts report.json alone.
+ */
+async function downloadReport(octokit: Octokit, owner: string, repo: string, runId: number, baseName: string): Promise<Uint8Array> {
+  const artifacts = await octokit.paginate(octokit.rest.actions.listWorkflowRunArtifacts, { owner, repo, run_id: runId, per_page: 100 })
+  const prefix = `${baseName}-attempt-`
+  const candidates = artifacts
+    .filter((a) => a.name.startsWith(prefix) && /^\d+$/.test(a.name.slice(prefix.length)) && !a.expired)
+    .sort((a, b) => Number(b.name.slice(prefix.length)) - Number(a.name.slice(prefix.length)))
+  const artifact = candidates[0]
+  if (!artifact) {
+    throw new UserError(`run ${runId} has no artifact named ${prefix}N; did its perfgate step (mode gate) run and upload with artifact-name ${JSON.stringify(baseName)}?`)
+  }
+  checkListedSize(artifact.name, artifact.size_in_bytes)
+  const { data } = await octokit.rest.actions.downloadArtifact({ owner, repo, artifact_id: artifact.id, archive_format: 'zip' })
+  const zip = new Uint8Array(data as ArrayBuffer)
+  core.info(`downloaded ${artifact.name} (${zip.byteLength} bytes)`)
+  return extractReport(zip)
+}

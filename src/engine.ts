@@ -1,0 +1,99 @@
+import * as cache from '@actions/cache'
+import * as core from '@actions/core'
+import * as exec from '@actions/exec'
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { readdir, readFile } from 'node:fs/promises'
+import * as path from 'node:path'
+import { getErrorMessage, UserError } from './errors.js'
+
+/**
+ * The engine is the perfgate command, built from this action's own engine/
+ * sources with the runner's Go toolchain: the same code a user runs
+ * locally with `go run ./engine/cmd/perfgate`. The binary is cached per Go
+ * version and engine source hash.
+ */
+export interface Engine {
+  readonly path: string
+  readonly goVersion: string
+  readonly cacheHit: boolean
+}
+
+/** goVersion runs `go env GOVERSION`; a missing toolchain is a UserError. */
+export async function goVersion(): Promise<string> {
+  let out: exec.ExecOutput
+  try {
+    out = await exec.getExecOutput('go', ['env', 'GOVERSION'], { silent: true, ignoreReturnCode: true })
+  } catch {
+    throw new UserError(
+      'perfgate needs a Go toolchain to build the engine and your service, and `go` is not on PATH. Add actions/setup-go before perfgate, e.g. `- uses: actions/setup-go@v5` with `go-version-file: go.mod`.'
+    )
+  }
+  if (out.exitCode !== 0) {
+    throw new UserError(`\`go env GOVERSION\` failed (exit ${out.exitCode}): ${out.stderr.trim()}. Check the Go installation set up by actions/setup-go.`)
+  }
+  return out.stdout.trim()
+}
+
+/** sourceHash hashes the engine's Go sources, go.mod and go.sum, in a stable order. */
+export async function sourceHash(engineDir: string): Promise<string> {
+  const hash = createHash('sha256')
+  const files = (await listFiles(engineDir)).filter((f) => /\.go$|(^|\/)go\.(mod|sum)$|\.tmpl$/.test(f) && !f.includes('/testdata/')).sort()
+  for (const f of files) {
+    hash.update(f).update('\0').update(await readFile(path.join(engineDir, f))).update('\0')
+  }
+  return hash.digest('hex').slice(0, 20)
+}
+
+async function listFiles(root: string, prefix = ''): Promise<string[]> {
+  const out: string[] = []
+  for (const entry of await readdir(path.join(root, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name
+    if (entry.isDirectory()) out.push(...(await listFiles(root, rel)))
+    else if (entry.isFile()) out.push(rel)
+  }
+  return out
+}
+
+/**
+ * buildEngine returns a perfgate binary for this runner: from the cache when
+ * one was saved for the same Go version and sources, otherwise built and
+ * saved. Cache trouble only warns.
+ */
+export async function buildEngine(actionRoot: string, toolDir: string): Promise<Engine> {
+  const engineDir = path.join(actionRoot, 'engine')
+  if (!existsSync(path.join(engineDir, 'go.mod'))) {
+    throw new Error(`the perfgate engine sources are missing from the action at ${engineDir}`)
+  }
+  const version = await goVersion()
+  const key = `perfgate-engine-${process.platform}-${process.arch}-${version}-${await sourceHash(engineDir)}`
+  const dir = path.join(toolDir, key)
+  const binary = path.join(dir, 'perfgate')
+  let cacheHit = existsSync(binary)
+  if (!cacheHit && cache.isFeatureAvailable()) {
+    try {
+      cacheHit = (await cache.restoreCache([dir], key)) === key && existsSync(binary)
+    } catch (error) {
+      core.warning(`Restoring the perfgate engine from the cache failed; building it instead: ${getErrorMessage(error)}`)
+    }
+  }
+  if (!cacheHit) {
+    const built = await exec.getExecOutput('go', ['build', '-trimpath', '-o', binary, './cmd/perfgate'], {
+      cwd: engineDir,
+      ignoreReturnCode: true,
+      env: { ...process.env, CGO_ENABLED: '0' } as Record<string, string>
+    })
+    if (built.exitCode !== 0) {
+      throw new Error(`building the perfgate engine with ${version} failed (exit ${built.exitCode}):\n${built.stderr.trim()}`)
+    }
+    if (cache.isFeatureAvailable()) {
+      try {
+        await cache.saveCache([dir], key)
+      } catch (error) {
+        core.warning(`Saving the perfgate engine to the cache failed; the next run builds it again: ${getErrorMessage(error)}`)
+      }
+    }
+  }
+  core.info(`perfgate engine: ${binary} (${version}, ${cacheHit ? 'from cache' : 'built'})`)
+  return { path: binary, goVersion: version, cacheHit }
+}

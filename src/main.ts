@@ -1,0 +1,200 @@
+import * as core from '@actions/core'
+import * as github from '@actions/github'
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { artifactName, uploadResults } from './artifact.js'
+import { commentBody, commentMarker, upsertComment } from './comment.js'
+import { runCommentStage } from './comment-stage.js'
+import { failureFor } from './decide.js'
+import { buildEngine } from './engine.js'
+import { getErrorMessage, UserError } from './errors.js'
+import { describeEvent, type EventInfo } from './event.js'
+import { gitIn, mergeBase, resolveRevision, type BaseRevision } from './git-base.js'
+import { getInputs, type Inputs } from './inputs.js'
+import { escapeMarkdown } from './markdown.js'
+import { createOctokit } from './octokit.js'
+import { actionRoot, toolDir } from './paths.js'
+import { readVerdict, runPerfgate, type Verdict } from './perfgate.js'
+import * as state from './state.js'
+
+/** run is the main step: every failure ends in core.setFailed with a message that says what to do. */
+export async function run(): Promise<void> {
+  state.markMainStarted()
+  try {
+    const inputs = getInputs()
+    const event = describeEvent(github.context)
+    switch (inputs.mode) {
+      case 'gate':
+      case 'record':
+        await measure(inputs, event)
+        break
+      case 'comment':
+        await runCommentStage(inputs, event)
+        break
+    }
+  } catch (error) {
+    core.setFailed(getErrorMessage(error))
+  }
+}
+
+/**
+ * refuseUnsafeEvent stops gate and record where they would run code the
+ * workflow should not trust, or where they cannot work.
+ */
+export function refuseUnsafeEvent(inputs: Inputs, event: EventInfo): void {
+  if (event.name === 'pull_request_target' && event.pullRequest?.fork && !inputs.allowUnsafePullRequestTarget) {
+    throw new UserError(
+      `Refusing mode ${inputs.mode} under pull_request_target for a pull request from a fork: the token can write, and building and running the fork's code with it is unsafe. Use the two-stage setup (a pull_request workflow with mode: gate, and a workflow_run workflow with mode: comment; see examples/workflows/pr-gate-fork-safe.yml), or set allow-unsafe-pull-request-target: true if this workflow never checks out the fork's code.`
+    )
+  }
+  if (event.name === 'workflow_run') {
+    throw new UserError(`mode ${inputs.mode} cannot run under workflow_run: it measures the checked-out code. Use mode: comment there, to comment the results of the run that triggered it.`)
+  }
+}
+
+/** measure runs gate (base vs head) or record (the checkout alone), then reports. */
+async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
+  refuseUnsafeEvent(inputs, event)
+  const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
+  const workdir = path.resolve(workspace, inputs.workingDirectory)
+  const marker = commentMarker(inputs.workingDirectory, inputs.config)
+  const resultsDir = path.join(process.env.RUNNER_TEMP || os.tmpdir(), `perfgate-${Buffer.from(marker).toString('hex').slice(-24)}`)
+  await rm(resultsDir, { recursive: true, force: true })
+  await mkdir(resultsDir, { recursive: true })
+  const name = artifactName(inputs.artifactName)
+  state.saveUploadPlan(resultsDir, name)
+  core.setOutput('results-dir', resultsDir)
+
+  const engine = await core.group('Build the perfgate engine', () => buildEngine(actionRoot(), toolDir()))
+  const base = inputs.mode === 'gate' ? await core.group('Find the base', () => findBase(inputs, event, workdir)) : { none: 'mode record measures the checkout alone' }
+
+  let exitCode = 0
+  if (inputs.mode === 'record') {
+    const args = ['run', '--config', inputs.config, '--src', workdir, '--label', recordLabel(event), '--out', resultsDir]
+    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, state.saveEnginePid)
+  } else if ('sha' in base) {
+    const args = ['gate', '--config', inputs.config, '--base', base.sha, '--head', workdir, '--out', resultsDir]
+    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, state.saveEnginePid)
+  } else {
+    await writeFile(path.join(resultsDir, 'report.md'), noBaselineReport(base.none))
+  }
+
+  // The data is kept before anything is decided.
+  const uploadError = await upload(name, resultsDir)
+  const outcome =
+    'none' in base && inputs.mode === 'gate'
+      ? { verdict: 'no-baseline' as Verdict, reason: base.none }
+      : ((await readVerdict(resultsDir)) ?? { verdict: 'error' as Verdict, reason: `perfgate exited ${exitCode} without writing report.json; see the log above` })
+  core.setOutput('verdict', outcome.verdict)
+  const reportJson = path.join(resultsDir, 'report.json')
+  const reportMarkdown = path.join(resultsDir, 'report.md')
+  if (existsSync(reportJson)) core.setOutput('report-json', reportJson)
+  if (existsSync(reportMarkdown)) core.setOutput('report-markdown', reportMarkdown)
+
+  const markdown = existsSync(reportMarkdown)
+    ? await readFile(reportMarkdown, 'utf8')
+    : `### perfgate: ${outcome.verdict}\n\n${escapeMarkdown(outcome.reason)}\n`
+  await writeSummary(markdown)
+  await comment(inputs, event, marker, markdown, outcome.verdict)
+
+  if (uploadError) throw new Error(uploadError)
+  const failure = failureFor(outcome.verdict, outcome.reason, inputs.failOn)
+  if (failure) core.setFailed(failure)
+}
+
+function withTarget(args: string[], inputs: Inputs): string[] {
+  return inputs.target ? [...args, '--target', inputs.target] : args
+}
+
+/** recordLabel names a recorded run after what it measured: the branch, else the commit. */
+function recordLabel(event: EventInfo): string {
+  const ref = process.env.GITHUB_REF_NAME || ''
+  return /^[A-Za-z0-9._/-]{1,100}$/.test(ref) ? ref : event.sha.slice(0, 12) || 'head'
+}
+
+/**
+ * noBaselineReport is the visible report when there is nothing to compare
+ * with (a first commit, an orphan branch, a push without base-ref): it
+ * says why and how to get a verdict. It is not a failure.
+ */
+export function noBaselineReport(why: string): string {
+  return [
+    '<!-- perfgate:report -->',
+    '### perfgate: no baseline',
+    '',
+    `Nothing was compared: ${escapeMarkdown(why)}. This is neither a pass nor a regression.`,
+    '',
+    'To get a verdict, run perfgate on a pull request (the base is its merge base with the target branch), or set `base-ref` to the revision to compare with. With `actions/checkout`, `fetch-depth: 0` gives perfgate the history it needs; a shallow clone is deepened as needed.',
+    ''
+  ].join('\n')
+}
+
+/** findBase picks the base commit: base-ref, else the pull request's merge base, else none. */
+async function findBase(inputs: Inputs, event: EventInfo, workdir: string): Promise<BaseRevision> {
+  const git = gitIn(workdir)
+  if (inputs.baseRef) return { sha: await resolveRevision(git, inputs.baseRef) }
+  if (event.pullRequest?.baseBranch) {
+    const found = await mergeBase(git, event.pullRequest.baseBranch)
+    core.info('sha' in found ? `base: ${found.sha}, the merge base with ${event.pullRequest.baseBranch}` : `no baseline: ${found.none}`)
+    return found
+  }
+  return { none: `a ${event.name} event has no pull request to compare with, and base-ref is not set` }
+}
+
+/** upload returns an error message instead of throwing: the step still reports, then fails. */
+async function upload(name: string, resultsDir: string): Promise<string> {
+  try {
+    const id = await core.group('Upload the results', () => uploadResults(name, resultsDir))
+    state.markUploaded()
+    core.setOutput('artifact-id', String(id))
+    core.info(`results uploaded as artifact ${name} (ID ${id})`)
+    return ''
+  } catch (error) {
+    const message = `Uploading the results as artifact ${name} failed: ${getErrorMessage(error)}. The raw results are lost when this job ends; the report is in the job summary.`
+    core.error(message)
+    return message
+  }
+}
+
+async function writeSummary(markdown: string): Promise<void> {
+  try {
+    await core.summary.addRaw(markdown, true).write()
+  } catch (error) {
+    core.warning(`Writing the job summary failed: ${getErrorMessage(error)}`)
+  }
+}
+
+/** comment writes the sticky comment where the policy and the event allow it. */
+async function comment(inputs: Inputs, event: EventInfo, marker: string, markdown: string, verdict: Verdict): Promise<void> {
+  const pr = event.pullRequest
+  if (inputs.comment === 'never' || !pr) return
+  if (pr.fork && event.name === 'pull_request') {
+    core.notice(
+      'This pull request comes from a fork, so the workflow token is read-only and perfgate does not comment; the report is in the job summary. To comment on fork pull requests, use the two-stage setup: examples/workflows/pr-gate-fork-safe.yml and pr-comment.yml.'
+    )
+    return
+  }
+  const onlyUpdate = inputs.comment === 'on-regression' && verdict !== 'regression'
+  const hint = `The whole report is in the job summary and the results artifact of run ${process.env.GITHUB_RUN_ID ?? ''}.`
+  try {
+    const outcome = await upsertComment(
+      createOctokit(inputs.token),
+      { owner: event.owner, repo: event.repo, pullNumber: pr.number, measuredSha: pr.headSha },
+      marker,
+      commentBody(marker, markdown, hint),
+      { createIfMissing: !onlyUpdate }
+    )
+    if (outcome.action === 'skipped') {
+      core.info(`comment not written: ${outcome.reason}`)
+      return
+    }
+    core.setOutput('comment-id', String(outcome.id))
+    core.info(`comment ${outcome.action} (ID ${outcome.id})${outcome.deleted ? `; ${outcome.deleted} duplicate(s) deleted` : ''}`)
+  } catch (error) {
+    const message = `Writing the pull request comment failed: ${getErrorMessage(error)}. Give the job \`permissions: pull-requests: write\`.`
+    if (inputs.comment === 'always') throw new Error(message)
+    core.warning(message)
+  }
+}
