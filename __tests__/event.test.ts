@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest'
+import { describeEvent, type EventContext } from '../src/event.js'
+import { getInputs } from '../src/inputs.js'
+import { refuseUnsafeEvent } from '../src/refuse.js'
+import { failureFor } from '../src/decide.js'
+
+const repo = { owner: 'acme', repo: 'shop' }
+const pr = (headRepo: string | null) => ({
+  number: 7,
+  head: { sha: 'a'.repeat(40), ref: 'feature', repo: headRepo === null ? null : { full_name: headRepo } },
+  base: { ref: 'main', repo: { full_name: 'acme/shop' } }
+})
+const context = (eventName: string, payload: Record<string, unknown>): EventContext => ({ eventName, payload, repo, sha: 'c'.repeat(40) })
+const inputs = (values: Record<string, string> = {}) => getInputs((n) => values[n] ?? '')
+
+describe('describeEvent', () => {
+  it('same-repository pull request', () => {
+    expect(describeEvent(context('pull_request', { pull_request: pr('acme/shop') })).pullRequest).toEqual({ number: 7, headSha: 'a'.repeat(40), baseBranch: 'main', fork: false })
+  })
+
+  it('pull request from a fork, and from a deleted fork', () => {
+    expect(describeEvent(context('pull_request', { pull_request: pr('mallory/shop') })).pullRequest?.fork).toBe(true)
+    expect(describeEvent(context('pull_request', { pull_request: pr(null) })).pullRequest?.fork).toBe(true)
+  })
+
+  it('push and schedule have no pull request', () => {
+    expect(describeEvent(context('push', { ref: 'refs/heads/main' })).pullRequest).toBeUndefined()
+    expect(describeEvent(context('schedule', { schedule: '0 3 * * *' })).pullRequest).toBeUndefined()
+  })
+
+  it('workflow_run reports the run it follows, without trusting odd types', () => {
+    const info = describeEvent(
+      context('workflow_run', {
+        workflow_run: { id: 42, event: 'pull_request', head_sha: 'd'.repeat(40), head_branch: 'feature', head_repository: { full_name: 'mallory/shop' }, conclusion: 'failure', pull_requests: [{ number: 7 }, { number: '8' }, null] }
+      })
+    )
+    expect(info.workflowRun).toEqual({ id: 42, event: 'pull_request', headSha: 'd'.repeat(40), headBranch: 'feature', headRepository: 'mallory/shop', conclusion: 'failure', pullNumbers: [7] })
+  })
+
+  it('a payload with wrong types yields empty values, not exceptions', () => {
+    const info = describeEvent(context('pull_request', { pull_request: { number: 'seven', head: 'x', base: [] } }))
+    expect(info.pullRequest).toEqual({ number: 0, headSha: '', baseBranch: '', fork: true })
+  })
+})
+
+describe('refuseUnsafeEvent', () => {
+  it('refuses gate under pull_request_target on a fork head unless allowed', () => {
+    const event = describeEvent(context('pull_request_target', { pull_request: pr('mallory/shop') }))
+    expect(() => refuseUnsafeEvent(inputs(), event)).toThrow(/Refusing mode gate under pull_request_target.*two-stage/)
+    expect(() => refuseUnsafeEvent(inputs({ 'allow-unsafe-pull-request-target': 'true' }), event)).not.toThrow()
+  })
+
+  it('allows pull_request_target for a same-repository pull request', () => {
+    expect(() => refuseUnsafeEvent(inputs(), describeEvent(context('pull_request_target', { pull_request: pr('acme/shop') })))).not.toThrow()
+  })
+
+  it('points workflow_run to mode comment', () => {
+    expect(() => refuseUnsafeEvent(inputs(), describeEvent(context('workflow_run', { workflow_run: { id: 1 } })))).toThrow(/Use mode: comment/)
+  })
+})
+
+describe('failureFor', () => {
+  it.each([
+    ['regression', 'regression', true],
+    ['regression', 'never', false],
+    ['invalid', 'regression', true],
+    ['invalid', 'never', false],
+    ['inconclusive', 'regression', false],
+    ['inconclusive', 'inconclusive', true],
+    ['error', 'never', true],
+    ['pass', 'inconclusive', false],
+    ['improvement', 'regression', false],
+    ['no-baseline', 'inconclusive', false]
+  ] as const)('%s under fail-on %s fails: %s', (verdict, failOn, fails) => {
+    expect(failureFor(verdict, 'why', failOn) !== '').toBe(fails)
+  })
+
+  it('never calls an invalid measurement a regression', () => {
+    expect(failureFor('invalid', 'OOM-killed', 'regression')).toMatch(/^invalid measurement \(not a regression/)
+  })
+})

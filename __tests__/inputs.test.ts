@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { getInputs } from '../src/inputs.js'
+
+const read = (values: Record<string, string>) => (name: string) => values[name] ?? ''
+
+describe('getInputs', () => {
+  it('applies the defaults', () => {
+    expect(getInputs(read({ token: 't' }))).toEqual({
+      config: 'perfgate.yml',
+      baseRef: '',
+      target: '',
+      token: 't',
+      comment: 'auto',
+      failOn: 'regression',
+      mode: 'gate',
+      artifactName: 'perfgate-results',
+      workingDirectory: '.',
+      allowUnsafePullRequestTarget: false
+    })
+  })
+
+  it('reads every input', () => {
+    const inputs = getInputs(
+      read({ config: 'bench/perfgate.yml', 'base-ref': 'origin/main', target: 'docker', comment: 'on-regression', 'fail-on': 'inconclusive', mode: 'record', 'artifact-name': 'perf', 'working-directory': 'services/api', 'allow-unsafe-pull-request-target': 'true' })
+    )
+    expect(inputs).toMatchObject({ config: 'bench/perfgate.yml', baseRef: 'origin/main', target: 'docker', comment: 'on-regression', failOn: 'inconclusive', mode: 'record', artifactName: 'perf', workingDirectory: 'services/api', allowUnsafePullRequestTarget: true })
+  })
+
+  it.each([
+    ['mode', 'bench', `Invalid 'mode': "bench". Expected one of gate, record, comment.`],
+    ['comment', 'sometimes', `Invalid 'comment': "sometimes". Expected one of auto, always, never, on-regression.`],
+    ['fail-on', 'error', `Invalid 'fail-on': "error". Expected one of regression, inconclusive, never.`],
+    ['target', 'lambda', `Invalid 'target': "lambda". Expected one of local, docker, kind, kubernetes, or empty for the config's target.`],
+    ['base-ref', '--upload-pack=evil', `Invalid 'base-ref': "--upload-pack=evil". Expected a branch, tag or commit SHA`],
+    ['base-ref', 'main..feature', `Invalid 'base-ref': "main..feature".`],
+    ['config', '../../etc/passwd', `Invalid 'config': "../../etc/passwd". Expected a path relative to the workspace, without '..'.`],
+    ['working-directory', '/srv', `Invalid 'working-directory': "/srv". Expected a path relative to the workspace`],
+    ['artifact-name', 'perf/results', `Invalid 'artifact-name': "perf/results". Expected at most 200 characters without "/".`],
+    ['allow-unsafe-pull-request-target', 'yes', `Invalid 'allow-unsafe-pull-request-target': "yes". Expected one of false, true.`]
+  ])('names the input, the value and what is allowed: %s=%s', (name, value, message) => {
+    expect(() => getInputs(read({ [name]: value }))).toThrow(message)
+  })
+
+  it('reports every bad input at once', () => {
+    expect(() => getInputs(read({ mode: 'x', comment: 'y' }))).toThrow(/'comment'[\s\S]*'mode'/)
+  })
+
+  it('accepts revisions git understands', () => {
+    for (const ref of ['main', 'origin/main', 'v1.2.3', 'HEAD~1', '4b825dc642cb6eb9a060e54bf8d69288fbee4904', 'release/2026-11']) {
+      expect(getInputs(read({ 'base-ref': ref })).baseRef).toBe(ref)
+    }
+  })
+})
