@@ -1,20 +1,9 @@
 import { strToU8, zipSync } from 'fflate'
 import { describe, expect, it } from 'vitest'
+import { claimSize } from './support/zip.js'
 import { checkListedSize, extractReport, MAX_REPORT_BYTES, unsafeEntryName } from '../src/untrusted-results.js'
 
 const report = '{"schema":1,"verdict":"pass"}'
-
-/** claimSize rewrites an entry's uncompressed size in the zip's central directory: a lying archive. */
-export function claimSize(zip: Uint8Array, name: string, size: number): Uint8Array {
-  const out = zip.slice()
-  const view = new DataView(out.buffer)
-  for (let i = 0; i + 46 < out.length; i++) {
-    if (view.getUint32(i, true) !== 0x02014b50) continue
-    const nameLength = view.getUint16(i + 28, true)
-    if (new TextDecoder().decode(out.subarray(i + 46, i + 46 + nameLength)) === name) view.setUint32(i + 24, size, true)
-  }
-  return out
-}
 
 describe('extractReport', () => {
   it('returns report.json and extracts nothing else', () => {
