@@ -51,3 +51,11 @@ describe('getInputs', () => {
     }
   })
 })
+
+describe('engineEnvironment', () => {
+  it("keeps the runner's environment but not the token or the runtime credentials", async () => {
+    const { engineEnvironment } = await import('../src/perfgate.js')
+    const env = engineEnvironment({ PATH: '/usr/bin', HOME: '/root', GOFLAGS: '-mod=mod', INPUT_TOKEN: 'ghs_secret', ACTIONS_RUNTIME_TOKEN: 'x', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'y', ACTIONS_ID_TOKEN_REQUEST_URL: 'z', GITHUB_TOKEN: 'ghs', GITHUB_SHA: 'abc' })
+    expect(env).toEqual({ PATH: '/usr/bin', HOME: '/root', GOFLAGS: '-mod=mod', GITHUB_SHA: 'abc' })
+  })
+})

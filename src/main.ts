@@ -45,6 +45,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   refuseUnsafeEvent(inputs, event)
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
   const workdir = path.resolve(workspace, inputs.workingDirectory)
+  const config = path.resolve(workspace, inputs.config)
   const marker = commentMarker(inputs.workingDirectory, inputs.config)
   const resultsDir = path.join(process.env.RUNNER_TEMP || os.tmpdir(), `perfgate-${Buffer.from(marker).toString('hex').slice(-24)}`)
   await rm(resultsDir, { recursive: true, force: true })
@@ -58,10 +59,10 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
 
   let exitCode = 0
   if (inputs.mode === 'record') {
-    const args = ['run', '--config', inputs.config, '--src', workdir, '--label', recordLabel(event), '--out', resultsDir]
+    const args = ['run', '--config', config, '--src', workdir, '--label', recordLabel(event), '--out', resultsDir]
     exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, state.saveEnginePid)
   } else if ('sha' in base) {
-    const args = ['gate', '--config', inputs.config, '--base', base.sha, '--head', workdir, '--out', resultsDir]
+    const args = ['gate', '--config', config, '--base', base.sha, '--head', workdir, '--out', resultsDir]
     exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, state.saveEnginePid)
   } else {
     await writeFile(path.join(resultsDir, 'report.md'), noBaselineReport(base.none))

@@ -16,7 +16,7 @@ export const EXIT = { pass: 0, regression: 1, usage: 2, infrastructure: 3, inval
  */
 export async function runPerfgate(binary: string, args: string[], cwd: string, onStart: (pid: number) => void = () => {}): Promise<number> {
   core.info(`$ perfgate ${args.join(' ')}`)
-  const child = spawn(binary, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] })
+  const child = spawn(binary, args, { cwd, env: engineEnvironment(process.env), stdio: ['ignore', 'inherit', 'inherit'] })
   if (child.pid !== undefined) onStart(child.pid)
   let forwarded = false
   const forward = (signal: NodeJS.Signals): void => {
@@ -36,6 +36,17 @@ export async function runPerfgate(binary: string, args: string[], cwd: string, o
     process.off('SIGINT', forward)
     process.off('SIGTERM', forward)
   }
+}
+
+/**
+ * engineEnvironment is the action's environment without its secrets. The
+ * engine passes its environment on to the service it measures, which is
+ * the pull request's code: it must not see the token (INPUT_TOKEN, inputs
+ * in general) or the runner's credentials for artifacts, caches and OIDC.
+ */
+export function engineEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const secret = /^(INPUT_|ACTIONS_RUNTIME_TOKEN$|ACTIONS_ID_TOKEN_REQUEST_|ACTIONS_CACHE_URL$|ACTIONS_RESULTS_URL$|ACTIONS_RUNTIME_URL$|GITHUB_TOKEN$|GH_TOKEN$)/
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !secret.test(e[0])))
 }
 
 /** Verdicts report.json can hold, plus no-baseline from the action itself. */

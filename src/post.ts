@@ -64,3 +64,6 @@ function alive(pid: number): boolean {
     return false
   }
 }
+
+/** run is post under the name @github/local-action calls a post entry point by. */
+export const run = post
