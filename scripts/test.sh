@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # All tests: formatting, vet, the engine's unit and end-to-end tests (real
 # processes, cgroups and profiles), the example service and its planted
-# regressions.
+# regressions, and the action's unit tests (fake GitHub API checked against
+# GitHub's REST description) and end-to-end run through @github/local-action.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v go >/dev/null || { echo "test: Go is not installed (https://go.dev/dl/)" >&2; exit 3; }
@@ -30,5 +31,22 @@ echo "==> example service"
 
 echo "==> planted regressions apply and build"
 bash "$root/examples/regressions/check.sh"
+
+echo "==> action: npm ci, typecheck, unit tests"
+command -v npm >/dev/null || { echo "test: Node.js 20+ and npm are needed for the action's tests (https://nodejs.org)" >&2; exit 3; }
+(cd "$root" && npm ci --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent)
+
+echo "==> action: dist/ is the build of src/, README tables match action.yml, workflows lint"
+(cd "$root" && npm run -s build >/dev/null)
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1 && [ -n "$(git -C "$root" status --porcelain -- dist/)" ]; then
+  echo "dist/ differs from a fresh build of src/: run npm run build and commit dist/" >&2
+  git -C "$root" status --short -- dist/ >&2
+  exit 1
+fi
+(cd "$root" && node scripts/action-docs.mjs --check)
+bash "$root/scripts/actionlint.sh"
+
+echo "==> action: end to end through @github/local-action (real gate, fake GitHub API)"
+(cd "$root" && npx vitest run --config vitest.e2e.config.ts)
 
 echo "all tests passed"
