@@ -1,6 +1,7 @@
 // Command perfgate gates a pull request on the performance of a Go HTTP
 // service: it builds base and head, measures both under the same limits and
-// load, and records everything in a results directory.
+// load, and records everything in a results directory (or, with run, does
+// the same for one tree alone).
 package main
 
 import (
@@ -18,12 +19,13 @@ const usage = `perfgate gates pull requests on the performance of Go HTTP servic
 
 Usage:
   perfgate gate --config perfgate.yml --base <dir|git-ref> --head <dir> --out results/ [--seed N]
+  perfgate run --config perfgate.yml --src <dir> --label <name> --out results/   (one tree alone, e.g. nightly on main)
   perfgate compare --out results/ [--config perfgate.yml]
   perfgate report --in results/report.json [--format md|html|json]
   perfgate config check perfgate.yml
 
-Exit codes: 0 pass, 1 regression, 2 usage or configuration error,
-3 build or infrastructure error, 4 invalid measurement.
+Exit codes: 0 pass, 1 regression (gate and compare only), 2 usage or
+configuration error, 3 build or infrastructure error, 4 invalid measurement.
 `
 
 func main() {
@@ -43,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "gate":
 		return runGate(ctx, args[1:], stdout, stderr)
+	case "run":
+		return runRecord(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return runCompare(args[1:], stdout, stderr)
 	case "report":

@@ -12,9 +12,13 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
-// printOutcome ends gate and compare: medians, the paired statistics and
-// the verdict.
+// printOutcome ends gate, run and compare: medians, the paired statistics
+// and the verdict.
 func printOutcome(stdout io.Writer, rep *report.Report, out string) {
+	if rep.Recording() {
+		printRecorded(stdout, rep, out)
+		return
+	}
 	if len(rep.Benchstat) > 0 {
 		fmt.Fprintln(stdout, "\nbenchstat (unpaired: medians ± 95% interval, Mann–Whitney U test):")
 		benchtable.Print(stdout, rep.Benchstat)
@@ -30,13 +34,26 @@ func printOutcome(stdout io.Writer, rep *report.Report, out string) {
 		fmt.Fprintln(stdout, "\nlargest per-request changes by function beyond sampling noise (head − base, flat):")
 		attribution.Print(stdout, rep.Functions, 3)
 	}
-	for i, h := range rep.Hints {
+	printHints(stdout, rep.Hints)
+	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, out, rep.Seed)
+}
+
+// printRecorded ends a recording: the medians of the measured tree and the
+// verdict (nothing was compared, so there is no seed to replay).
+func printRecorded(stdout io.Writer, rep *report.Report, out string) {
+	fmt.Fprintf(stdout, "\nmedians of %s over its valid runs:\n", rep.Label)
+	results.PrintRecorded(stdout, rep.Summary)
+	printHints(stdout, rep.Hints)
+	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s\n", rep.Verdict, rep.Reason, out)
+}
+
+func printHints(stdout io.Writer, hints []report.Hint) {
+	for i, h := range hints {
 		if i == 0 {
 			fmt.Fprintln(stdout, "\nhints:")
 		}
 		fmt.Fprintf(stdout, "  [%s] %s\n      evidence: %s\n", h.Rule, h.Message, h.Evidence)
 	}
-	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, out, rep.Seed)
 }
 
 // printError prints each perfgate.yml problem on its own line (file:line:

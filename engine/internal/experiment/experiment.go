@@ -1,6 +1,7 @@
 // Package experiment runs the measured base-versus-head experiment: N
 // pairs, each a fresh base process and a fresh head process in a seeded
-// random order, each warmed up and measured over one window.
+// random order, each warmed up and measured over one window. A recording
+// (perfgate run) measures one side the same way, one run per pair.
 package experiment
 
 import (
@@ -32,6 +33,10 @@ type Options struct {
 	Target target.Target
 	// Binaries maps Base and Head to the built service binaries.
 	Binaries map[string]string
+	// OnlySide, when set, is the one side measured (a recording: its
+	// Binaries entry alone is needed); each pair is then a single run of
+	// it, with no order to draw.
+	OnlySide string
 	OutDir   string
 	Seed     uint64
 	// GeneratorCPUs is how many CPUs the load generator has, to judge
@@ -80,14 +85,34 @@ func Schedule(pairs int, seed uint64) [][2]string {
 	return order
 }
 
+// runOrder is the sides of each pair in the order they run: Schedule's
+// seeded order for a comparison, the one side alone for a recording.
+func runOrder(o Options) [][]string {
+	order := make([][]string, o.Config.Pairs)
+	if o.OnlySide != "" {
+		for i := range order {
+			order[i] = []string{o.OnlySide}
+		}
+		return order
+	}
+	for i, sides := range Schedule(o.Config.Pairs, o.Seed) {
+		order[i] = []string{sides[0], sides[1]}
+	}
+	return order
+}
+
 // Run measures every pair and returns the runs it measured. It stops at the
 // first start failure, after giveUpAfter invalid runs of a side in a row,
 // or when ctx is cancelled (returning ctx's error and the runs so far).
 func Run(ctx context.Context, o Options) ([]report.Run, error) {
 	var runs []report.Run
 	invalidInARow := map[string]int{}
-	total := 2 * o.Config.Pairs
-	for pair, sides := range Schedule(o.Config.Pairs, o.Seed) {
+	order := runOrder(o)
+	total := 0
+	for _, sides := range order {
+		total += len(sides)
+	}
+	for pair, sides := range order {
 		for _, side := range sides {
 			r, err := measure(ctx, o, side, pair+1, len(runs)+1)
 			if r.Side != "" {

@@ -3,6 +3,8 @@ package experiment
 import (
 	"slices"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
 )
 
 func TestScheduleSameSeedSameOrder(t *testing.T) {
@@ -49,6 +51,27 @@ func TestScheduleIsBalanced(t *testing.T) {
 		// 500 ± 60 is more than 3.7 standard deviations (15.8).
 		if baseFirst < 440 || baseFirst > 560 {
 			t.Errorf("seed %d: base first in %d of 1000 pairs, want about half", seed, baseFirst)
+		}
+	}
+}
+
+func TestRunOrderOfARecordingIsOneSidePerPair(t *testing.T) {
+	cfg := config.Default()
+	cfg.Pairs = 3
+	order := runOrder(Options{Config: cfg, OnlySide: Head, Seed: 9})
+	want := [][]string{{Head}, {Head}, {Head}}
+	if !slices.EqualFunc(order, want, slices.Equal) {
+		t.Errorf("recording order %v, want %v", order, want)
+	}
+}
+
+func TestRunOrderOfAComparisonIsTheSchedule(t *testing.T) {
+	cfg := config.Default()
+	cfg.Pairs = 20
+	order := runOrder(Options{Config: cfg, Seed: 9})
+	for i, pair := range Schedule(20, 9) {
+		if !slices.Equal(order[i], pair[:]) {
+			t.Fatalf("pair %d runs %v, want the schedule's %v", i+1, order[i], pair)
 		}
 	}
 }

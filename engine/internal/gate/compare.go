@@ -24,13 +24,13 @@ type CompareOptions struct {
 
 // Compare recomputes a results directory's derived files (merged profiles,
 // benchstat files) and its statistics and verdict from the runs its
-// report.json records: the same last step as a gate, without measuring
-// again.
+// report.json records: the same last step as a gate (or a recording: its
+// medians and verdict), without measuring again.
 func Compare(o CompareOptions) (*report.Report, error) {
 	path := filepath.Join(o.Out, "report.json")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, configErrorf("--out %q has no report.json; pass the results directory of a perfgate gate", o.Out)
+		return nil, configErrorf("--out %q has no report.json; pass the results directory of a perfgate gate or run", o.Out)
 	} else if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func Compare(o CompareOptions) (*report.Report, error) {
 	if rep.Verdict == report.Error && len(rep.Runs) == 0 {
 		return &rep, fmt.Errorf("%s records no runs (%s); nothing to compare", path, rep.Reason)
 	}
-	g := &gateRun{o: Options{Out: o.Out, Stdout: o.Stdout, Stderr: o.Stderr}, cfg: &cfg, rep: &rep}
+	g := &invocation{out: o.Out, stdout: o.Stdout, stderr: o.Stderr, cfg: &cfg, rep: &rep}
 	g.conclude(nil)
 	if err := g.writeRenderings(); err != nil {
 		return &rep, err

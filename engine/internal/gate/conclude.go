@@ -17,80 +17,127 @@ import (
 )
 
 // conclude writes the derived results (merged profiles, benchstat files,
-// medians, paired statistics) and decides the verdict: error or invalid
-// when the experiment failed, otherwise what the gating metrics say.
-func (g *gateRun) conclude(err error) {
+// medians) and decides the verdict: error or invalid when the experiment
+// failed; otherwise, for a gate, what the paired gating metrics say, and
+// for a recording, pass (there is nothing to compare).
+func (g *invocation) conclude(err error) {
 	rep := g.rep
 	runs := rep.Runs
-	for _, side := range []string{experiment.Base, experiment.Head} {
-		if _, mergeErr := results.MergeProfiles(g.o.Out, runs, side); mergeErr != nil {
+	for _, side := range g.sidesMeasured() {
+		if _, mergeErr := results.MergeProfiles(g.out, runs, side); mergeErr != nil {
 			g.warn(mergeErr.Error())
 		}
-		if benchErr := results.WriteBench(g.o.Out, rep.Environment, runs, side); benchErr != nil {
+		if benchErr := results.WriteBench(g.out, rep.Environment, runs, side); benchErr != nil {
 			g.warn(benchErr.Error())
 		}
 	}
-	functions, warnings := attribution.Functions(g.o.Out, runs)
+	rep.Summary = results.Medians(runs)
+	if rep.Recording() {
+		rep.Verdict, rep.Reason = recordingVerdict(err, runs, g.cfg.Pairs, rep.Label)
+	} else {
+		g.compareSides(err)
+	}
+	rep.Hints = append([]report.Hint{}, hints.For(rep)...)
+}
+
+// sidesMeasured are the sides whose runs the results directory holds: a
+// recording measures head alone and writes no base files.
+func (g *invocation) sidesMeasured() []string {
+	if g.rep.Recording() {
+		return []string{experiment.Head}
+	}
+	return []string{experiment.Base, experiment.Head}
+}
+
+// compareSides attributes the change per function, tabulates the sides
+// and, when the measurement allows it, decides the gate on the paired
+// statistics.
+func (g *invocation) compareSides(err error) {
+	rep := g.rep
+	runs := rep.Runs
+	functions, warnings := attribution.Functions(g.out, runs)
 	rep.Functions = append([]report.Function{}, functions...)
-	rep.Flame = attribution.Flame(g.o.Out, runs)
+	rep.Flame = attribution.Flame(g.out, runs)
 	for _, w := range warnings {
 		g.warn("profile attribution: " + w.Error())
 	}
-	rep.Summary = results.Medians(runs)
 	rep.Benchstat = benchtable.Rows(runs)
 	rep.Verdict, rep.Reason = measurementVerdict(err, runs, g.cfg.Pairs)
 	if rep.Verdict == report.Pass {
 		rep.Metrics = verdict.Compare(runs, g.cfg.Gate)
 		rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
 	}
-	rep.Hints = append([]report.Hint{}, hints.For(rep)...)
 }
 
 // measurementVerdict is error or invalid when the experiment failed or its
 // measurement cannot be compared, and pass when the statistics may decide.
 func measurementVerdict(err error, runs []report.Run, pairs int) (string, string) {
-	var ce *ConfigError
-	var be *build.Error
-	var gaveUp *experiment.GaveUp
-	switch sf, startFailed := experiment.IsStartFailure(err); {
-	case errors.Is(err, context.Canceled):
-		return report.Error, "interrupted: perfgate was stopped before the experiment finished; the runs measured so far are kept"
-	case errors.As(err, &ce):
-		return report.Error, "configuration error: " + err.Error()
-	case errors.As(err, &be):
-		return report.Error, fmt.Sprintf("build failed: %s could not be built; see build.error", be.Label)
-	case startFailed:
-		reason := runs[len(runs)-1].InvalidReasons[0]
-		return report.Invalid, fmt.Sprintf("the %s service could not be measured: %s", sf.Side, reason)
-	case errors.As(err, &gaveUp):
-		return report.Invalid, "invalid measurement: " + err.Error()
-	case err != nil:
-		return report.Error, "infrastructure error: " + err.Error()
+	if v, reason, failed := failureVerdict(err, runs); failed {
+		return v, reason
 	}
 	valid := len(verdict.ValidPairs(runs))
-	if need := min(2, pairs); valid < need || 2*valid < pairs {
+	if !enoughValid(valid, pairs) {
 		return report.Invalid, fmt.Sprintf("invalid measurement: only %d of %d pairs have both runs valid; %s", valid, pairs, invalidSummary(runs))
 	}
 	return report.Pass, fmt.Sprintf("%d of %d pairs valid", valid, pairs)
 }
 
+// enoughValid is the rule for a usable measurement: at least two valid
+// pairs (or runs, in a recording), one when only one was asked for, and
+// at least half of those asked for.
+func enoughValid(valid, pairs int) bool {
+	return valid >= min(2, pairs) && 2*valid >= pairs
+}
+
+// failureVerdict is the verdict and reason of an experiment that ended
+// with err (failed is false when err is nil): the same for a gate and a
+// recording.
+func failureVerdict(err error, runs []report.Run) (v, reason string, failed bool) {
+	var ce *ConfigError
+	var be *build.Error
+	var gaveUp *experiment.GaveUp
+	switch sf, startFailed := experiment.IsStartFailure(err); {
+	case err == nil:
+		return "", "", false
+	case errors.Is(err, context.Canceled):
+		return report.Error, "interrupted: perfgate was stopped before the experiment finished; the runs measured so far are kept", true
+	case errors.As(err, &ce):
+		return report.Error, "configuration error: " + err.Error(), true
+	case errors.As(err, &be):
+		return report.Error, fmt.Sprintf("build failed: %s could not be built; see build.error", be.Label), true
+	case startFailed:
+		reason := runs[len(runs)-1].InvalidReasons[0]
+		return report.Invalid, fmt.Sprintf("the %s service could not be measured: %s", sf.Side, reason), true
+	case errors.As(err, &gaveUp):
+		return report.Invalid, "invalid measurement: " + err.Error(), true
+	default:
+		return report.Error, "infrastructure error: " + err.Error(), true
+	}
+}
+
 // invalidSummary names each distinct invalid reason with its side and count,
 // e.g. "head: OOM-killed (memory limit 8Mi) ×2".
 func invalidSummary(runs []report.Run) string {
+	return countReasons(runs, func(r report.Run, reason string) string { return r.Side + ": " + reason })
+}
+
+// countReasons joins the distinct invalid reasons, each named by key and
+// counted, in order of first appearance.
+func countReasons(runs []report.Run, key func(r report.Run, reason string) string) string {
 	counts := map[string]int{}
 	var order []string
 	for _, r := range runs {
 		for _, reason := range r.InvalidReasons {
-			key := r.Side + ": " + reason
-			if counts[key] == 0 {
-				order = append(order, key)
+			k := key(r, reason)
+			if counts[k] == 0 {
+				order = append(order, k)
 			}
-			counts[key]++
+			counts[k]++
 		}
 	}
 	parts := make([]string, len(order))
-	for i, key := range order {
-		parts[i] = fmt.Sprintf("%s ×%d", key, counts[key])
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%s ×%d", k, counts[k])
 	}
 	return strings.Join(parts, "; ")
 }

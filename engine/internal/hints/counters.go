@@ -80,6 +80,13 @@ func throttling(rep *report.Report) []report.Hint {
 	if b < 0.1 && h < 0.1 {
 		return nil
 	}
+	if rep.Recording() { // one tree measured, as side head
+		return []report.Hint{{
+			Rule:     "cpu-throttling",
+			Message:  fmt.Sprintf("the service was CPU-throttled in %.0f%% of its scheduling periods under a %s CPU limit: latency there is set by the quota; raise resources.cpu or lower load.rate to measure the code", 100*h, rep.Config.Resources.CPU),
+			Evidence: fmt.Sprintf("cgroup cpu.stat nr_throttled/nr_periods, median over %d runs: %.3f", len(head), h),
+		}}
+	}
 	return []report.Hint{{
 		Rule:     "cpu-throttling",
 		Message:  fmt.Sprintf("the service was CPU-throttled in %.0f%% (base) and %.0f%% (head) of its scheduling periods under a %s CPU limit: latency there is set by the quota; raise resources.cpu or lower load.rate to measure the code", 100*b, 100*h, rep.Config.Resources.CPU),
@@ -127,9 +134,13 @@ func oomKilled(rep *report.Report) []report.Hint {
 	if len(sides) == 0 {
 		return nil
 	}
+	where := fmt.Sprintf("base %d, head %d runs", sides["base"], sides["head"])
+	if rep.Recording() {
+		where = fmt.Sprintf("%d runs", sides["head"])
+	}
 	return []report.Hint{{
 		Rule:     "oom-killed",
-		Message:  fmt.Sprintf("the service was OOM-killed under the %s memory limit (base %d, head %d runs): raise resources.memory, or find what holds memory in the heap profile", rep.Config.Resources.Memory, sides["base"], sides["head"]),
+		Message:  fmt.Sprintf("the service was OOM-killed under the %s memory limit (%s): raise resources.memory, or find what holds memory in the heap profile", rep.Config.Resources.Memory, where),
 		Evidence: fmt.Sprintf("cgroup oom_kill events; highest memory peak seen %d bytes", peak),
 	}}
 }

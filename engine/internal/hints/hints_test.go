@@ -129,6 +129,25 @@ func TestCounterRules(t *testing.T) {
 	}
 }
 
+// TestCounterRulesOnARecording: a recording measured one tree (as side
+// head), so its hints speak of that tree alone, never of a base.
+func TestCounterRulesOnARecording(t *testing.T) {
+	rep := &report.Report{Config: *config.Default(), Mode: report.ModeRecord, Label: "main"}
+	rep.Runs = []report.Run{
+		{Side: "head", Figures: report.Figures{Requests: 400, ThrottledRatio: 0.35}},
+		{Side: "head", Exit: target.Exit{OOMKilled: true}, Figures: report.Figures{MemoryPeakBytes: 8 << 20}},
+	}
+	got := For(rep)
+	if len(got) != 2 {
+		t.Fatalf("fired %+v, want cpu-throttling and oom-killed", got)
+	}
+	for _, h := range got {
+		if text := h.Message + " " + h.Evidence; strings.Contains(text, "base") {
+			t.Errorf("%s speaks of a base in a recording: %s", h.Rule, text)
+		}
+	}
+}
+
 func TestEveryRuleIsDocumented(t *testing.T) {
 	doc, err := os.ReadFile("../../../docs/hints.md")
 	if err != nil {

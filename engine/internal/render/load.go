@@ -51,6 +51,9 @@ func ReadReport(r io.Reader) (*report.Report, error) {
 	if !verdicts[rep.Verdict] {
 		return nil, fmt.Errorf("report.json verdict %s is not one of pass, regression, improvement, inconclusive, invalid, error", Text(rep.Verdict))
 	}
+	if rep.Mode != "" && rep.Mode != report.ModeGate && rep.Mode != report.ModeRecord {
+		return nil, fmt.Errorf("report.json mode %s is not gate or record", Text(rep.Mode))
+	}
 	for _, list := range []struct {
 		name     string
 		n, limit int

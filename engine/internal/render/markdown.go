@@ -26,8 +26,12 @@ type section struct {
 	priority int // lower is dropped first
 }
 
-// Markdown renders the PR comment body of a report.
+// Markdown renders the PR comment body of a report (of a gate, or of a
+// recording: see recordingSections).
 func Markdown(rep *report.Report) string {
+	if rep.Recording() {
+		return fit(recordingSections(rep), MaxComment)
+	}
 	sections := []section{
 		{name: "verdict", text: verdictSection(rep)},
 		{name: "metrics", text: metricsSection(rep), optional: true, priority: 9},
@@ -215,16 +219,23 @@ func benchstatSection(rep *report.Report) string {
 }
 
 func invalidSection(rep *report.Report) string {
+	return invalidRunsTable(rep, "| pair | side | reason |\n|--:|---|---|", func(r report.Run) string {
+		return fmt.Sprintf("| %d | %s | %s |", r.Pair, Text(r.Side), Text(strings.Join(r.InvalidReasons, "; ")))
+	})
+}
+
+// invalidRunsTable lists the invalid runs, one row each, folded away.
+func invalidRunsTable(rep *report.Report, header string, row func(report.Run) string) string {
 	var rows []string
 	for _, r := range rep.Runs {
 		if !r.Valid {
-			rows = append(rows, fmt.Sprintf("| %d | %s | %s |", r.Pair, Text(r.Side), Text(strings.Join(r.InvalidReasons, "; "))))
+			rows = append(rows, row(r))
 		}
 	}
 	if len(rows) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("<details><summary>%d invalid runs (never counted)</summary>\n\n| pair | side | reason |\n|--:|---|---|\n%s\n\n</details>\n", len(rows), strings.Join(rows, "\n"))
+	return fmt.Sprintf("<details><summary>%d invalid runs (never counted)</summary>\n\n%s\n%s\n\n</details>\n", len(rows), header, strings.Join(rows, "\n"))
 }
 
 func warningsSection(rep *report.Report) string {

@@ -27,11 +27,25 @@ const (
 	Error        = "error"
 )
 
+// Modes: what a report.json records. A gate compares base and head; a
+// recording (perfgate run, the nightly job on main) measures one tree,
+// whose runs carry side "head" so that every per-side step works unchanged.
+const (
+	ModeGate   = "gate"
+	ModeRecord = "record"
+)
+
 // Report is report.json.
 type Report struct {
 	Schema  int    `json:"schema"`
 	Verdict string `json:"verdict"`
 	Reason  string `json:"reason"`
+	// Mode is ModeGate or ModeRecord; reports written before the field
+	// existed have none and are gates.
+	Mode string `json:"mode"`
+	// Label names what a recording measured (a branch or a short commit
+	// SHA); empty in a gate.
+	Label string `json:"label,omitempty"`
 	// Complete is false while the experiment is running or when it was
 	// interrupted: report.json is rewritten after every run so nothing
 	// measured is lost.
@@ -60,6 +74,11 @@ type Report struct {
 	Hints     []Hint         `json:"hints"`
 	Warnings  []string       `json:"warnings"`
 }
+
+// Recording reports whether the report measured one tree (perfgate run)
+// rather than comparing two: renderers show its medians instead of a
+// comparison.
+func (r *Report) Recording() bool { return r.Mode == ModeRecord }
 
 // Environment is where the experiment ran.
 type Environment struct {

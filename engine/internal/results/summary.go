@@ -87,6 +87,15 @@ func PrintComparison(w io.Writer, medians []report.Median) {
 	}
 }
 
+// PrintRecorded writes the medians of a recording's one measured side
+// (head): there is no other side to put them against.
+func PrintRecorded(w io.Writer, medians []report.Median) {
+	fmt.Fprintf(w, "%-12s %18s   %s\n", "metric", "median", "valid runs")
+	for _, m := range medians {
+		fmt.Fprintf(w, "%-12s %18s   %d\n", m.Name, format(m.Head, m.Unit, m.HeadRuns), m.HeadRuns)
+	}
+}
+
 // format shows a median with its unit, or "-" when no valid run has it.
 func format(v float64, unit string, runs int) string {
 	switch {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunFlagErrors: a bad command line of perfgate run is a usage error
+// (exit 2) whose message names the flag, the value and what to give
+// instead, before anything is built or written.
+func TestRunFlagErrors(t *testing.T) {
+	cfg := writeConfig(t, decisiveExperiment)
+	notADir := filepath.Join(t.TempDir(), "missing")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", cfg}, "--label is required: name what is measured, e.g. --label main"},
+		{[]string{"--config", cfg, "--label", "my branch"}, `--label "my branch" is not a valid label; use 1 to 100 letters, digits and . _ / -`},
+		{[]string{"--config", cfg, "--label", strings.Repeat("x", 101)}, "is not a valid label"},
+		{[]string{"--config", cfg, "--label", "main", "--target", "lambda"}, `--target "lambda" is not a target; use one of local, docker, kind, kubernetes`},
+		{[]string{"--config", cfg, "--label", "main", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--config", cfg, "--label", "main", "--src", notADir}, `--src "` + notADir + `" is not a directory; pass the checkout of the service to measure`},
+		{[]string{"--config", cfg, "--label", "main", "--target", "docker"}, `target: "docker" is not available`},
+		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+	} {
+		out := filepath.Join(t.TempDir(), "results")
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"run", "--out", out}, tc.args...), &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("run %v: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, stderr.String(), tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("run %v: wrote %s before refusing", tc.args, out)
+		}
+	}
+}

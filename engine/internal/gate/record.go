@@ -1,0 +1,110 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/perfgate/perfgate/engine/internal/experiment"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// RecordOptions are the flags of `perfgate run`, which measures one tree
+// (the nightly job on main, the Action's record mode) to keep a trend and
+// catch slow drift that no single pull request shows.
+type RecordOptions struct {
+	ConfigPath string
+	Src        string // directory of the tree to measure
+	// Label names the recording in its report (a branch or a short SHA).
+	Label string
+	Out   string
+	// Target overrides the config's target when set (the Action's target input).
+	Target  string
+	Command []string
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+// labelPattern is what a label may hold: the label is shown in the
+// report's title and comment and names the recording for whatever keeps
+// the trend, so it is kept to a branch-name alphabet (the Action's
+// recordLabel checks the same pattern before passing a branch or SHA).
+var labelPattern = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,100}$`)
+
+// CheckLabel says what is wrong with a --label, naming the value and the
+// fix, or nil when it is usable.
+func CheckLabel(label string) error {
+	if label == "" {
+		return configErrorf("--label is required: name what is measured, e.g. --label main or --label $(git rev-parse --short HEAD)")
+	}
+	if !labelPattern.MatchString(label) {
+		return configErrorf("--label %q is not a valid label; use 1 to 100 letters, digits and . _ / - (a branch name like main or a short commit SHA)", label)
+	}
+	return nil
+}
+
+// Record measures the tree at o.Src alone: the gate's build, target,
+// experiment (config pairs runs, side head) and results steps, with a
+// verdict that only says whether enough runs were valid. It returns the
+// report it wrote (nil when nothing could be written) and the error that
+// ended it, if any.
+func Record(ctx context.Context, o RecordOptions) (*report.Report, error) {
+	if err := CheckLabel(o.Label); err != nil {
+		return nil, err
+	}
+	cfg, err := loadConfig(o.ConfigPath, o.Target)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := os.Stat(o.Src); err != nil || !info.IsDir() {
+		return nil, configErrorf("--src %q is not a directory; pass the checkout of the service to measure", o.Src)
+	}
+	if err := prepareOut(o.Out); err != nil {
+		return nil, err
+	}
+	g := newInvocation(report.ModeRecord, cfg, o.Out, o.Command, o.Stdout, o.Stderr)
+	g.rep.Label = o.Label
+	return g.finish(g.record(ctx, o.Src))
+}
+
+// record builds the tree at src as head and measures it alone.
+func (g *invocation) record(ctx context.Context, src string) error {
+	if err := g.begin(ctx); err != nil {
+		return err
+	}
+	binaries, err := g.build(ctx, []tree{{side: experiment.Head, dir: src, binary: &g.rep.Build.Head}})
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(filepath.Dir(binaries[experiment.Head]))
+	return g.measure(ctx, binaries, experiment.Head)
+}
+
+// recordingVerdict is gate's verdict for a failed experiment, invalid
+// when too few runs were valid (the gate's rule, counted in runs instead
+// of pairs), and otherwise pass: a recording compares nothing, so it can
+// neither regress nor improve.
+func recordingVerdict(err error, runs []report.Run, pairs int, label string) (string, string) {
+	if v, reason, failed := failureVerdict(err, runs); failed {
+		return v, reason
+	}
+	valid := 0
+	for _, r := range runs {
+		if r.Valid {
+			valid++
+		}
+	}
+	// One side only: its name would add nothing to each reason.
+	reasons := countReasons(runs, func(_ report.Run, reason string) string { return reason })
+	if !enoughValid(valid, pairs) {
+		return report.Invalid, fmt.Sprintf("invalid measurement: only %d of %d runs of %s are valid; %s", valid, pairs, label, reasons)
+	}
+	reason := fmt.Sprintf("recorded %d valid runs of %s", valid, label)
+	if invalid := len(runs) - valid; invalid > 0 {
+		reason += fmt.Sprintf(" (%d invalid: %s)", invalid, reasons)
+	}
+	return report.Pass, reason + "; nothing compared (mode record)"
+}

@@ -1,0 +1,205 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/build"
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/experiment"
+	"github.com/perfgate/perfgate/engine/internal/render"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/results"
+	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/target/local"
+)
+
+// invocation is one perfgate gate, run or compare: where its results go
+// and the report it builds. The steps below are shared, so a recording is
+// built, measured, recorded and concluded exactly as a gate is.
+type invocation struct {
+	out            string
+	stdout, stderr io.Writer
+	cfg            *config.Config
+	rep            *report.Report
+}
+
+// newInvocation starts a report in mode (report.ModeGate or ModeRecord)
+// whose verdict stays error until the experiment concludes, so a perfgate
+// killed on the way leaves a report that says so.
+func newInvocation(mode string, cfg *config.Config, out string, command []string, stdout, stderr io.Writer) *invocation {
+	return &invocation{out: out, stdout: stdout, stderr: stderr, cfg: cfg, rep: &report.Report{
+		Schema: report.Schema, Verdict: report.Error, Reason: "running", Mode: mode, Command: command,
+		Started: time.Now(), Config: *cfg, Runs: []report.Run{}, Metrics: []report.Metric{},
+		Functions: []report.Function{}, Hints: []report.Hint{}, Warnings: []string{},
+	}}
+}
+
+// loadConfig reads perfgate.yml and applies --target, refusing the targets
+// this version cannot run before anything is built.
+func loadConfig(path, targetOverride string) (*config.Config, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	if targetOverride != "" {
+		cfg.Target = targetOverride
+	}
+	if cfg.Target != "local" {
+		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: local", path, cfg.Target)
+	}
+	return cfg, nil
+}
+
+// begin writes the first report.json and records the host and toolchain.
+func (g *invocation) begin(ctx context.Context) error {
+	if err := g.save(); err != nil {
+		return err
+	}
+	goVersion, err := build.GoVersion(ctx)
+	if err != nil {
+		return err
+	}
+	g.rep.Environment = hostEnvironment(goVersion)
+	return nil
+}
+
+// finish concludes the experiment that ended with err and writes every
+// result file; it returns the report and err joined with any write error.
+func (g *invocation) finish(err error) (*report.Report, error) {
+	g.conclude(err)
+	g.rep.Finished = time.Now()
+	g.rep.Complete = err == nil
+	var be *build.Error
+	if errors.As(err, &be) {
+		g.rep.Build.Error = be.OutputTail
+	}
+	if mdErr := g.writeRenderings(); mdErr != nil {
+		err = errors.Join(err, mdErr)
+	}
+	if writeErr := g.save(); writeErr != nil {
+		return g.rep, errors.Join(err, writeErr)
+	}
+	return g.rep, err
+}
+
+func (g *invocation) save() error { return results.WriteReport(g.out, g.rep) }
+
+// writeRenderings writes report.md (the PR comment body) and report.html
+// (the self-contained page) from the report.
+func (g *invocation) writeRenderings() error {
+	page, err := render.HTML(g.rep)
+	if err != nil {
+		return fmt.Errorf("render report.html: %w", err)
+	}
+	return errors.Join(
+		os.WriteFile(filepath.Join(g.out, "report.md"), []byte(render.Markdown(g.rep)), 0o644),
+		os.WriteFile(filepath.Join(g.out, "report.html"), []byte(page), 0o644))
+}
+
+// tree is a source tree built as one side of the experiment.
+type tree struct {
+	side, dir string
+	binary    *build.Binary // where the build is recorded in the report
+}
+
+// build builds every tree with the same toolchain and flags into one
+// temporary directory, which the caller removes (the directory of any
+// returned binary), and keeps each binary's `go version -m`.
+func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string, error) {
+	tmp, err := os.MkdirTemp("", "perfgate-bin-")
+	if err != nil {
+		return nil, err
+	}
+	binaries := map[string]string{}
+	for _, t := range trees {
+		fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
+		b, err := build.Build(ctx, t.side, t.dir, g.cfg.Service.Package, filepath.Join(tmp, t.side))
+		*t.binary = b
+		if err != nil {
+			os.RemoveAll(tmp)
+			return nil, err
+		}
+		binaries[t.side] = b.Path
+		if err := os.MkdirAll(filepath.Join(g.out, "build"), 0o755); err == nil {
+			_ = os.WriteFile(filepath.Join(g.out, "build", t.side+".buildinfo.txt"), []byte(b.BuildInfo), 0o644)
+		}
+	}
+	return binaries, nil
+}
+
+// measure prepares the local target and runs the experiment on the built
+// binaries: both sides in pairs, or onlySide alone for a recording.
+func (g *invocation) measure(ctx context.Context, binaries map[string]string, onlySide string) error {
+	tg := local.New(cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)}, g.cfg.Service.Env["GOMAXPROCS"])
+	defer tg.Close()
+	env, err := tg.Prepare(ctx)
+	g.rep.Environment.Environment = env
+	g.warn(env.Warnings...)
+	if err != nil {
+		return err
+	}
+	plan := fmt.Sprintf("%d pairs of %s", g.cfg.Pairs, g.cfg.Load.Duration)
+	if onlySide != "" {
+		plan = fmt.Sprintf("%d runs of %s of %s", g.cfg.Pairs, g.cfg.Load.Duration, g.rep.Label)
+	}
+	fmt.Fprintf(g.stdout, "perfgate: %s on %s (%s, cpu %s, memory %s, GOMAXPROCS %d)",
+		plan, env.Target, env.Confinement, g.cfg.Resources.CPU, g.cfg.Resources.Memory, env.GOMAXPROCS)
+	if onlySide == "" {
+		fmt.Fprintf(g.stdout, ", seed %d", g.rep.Seed)
+	}
+	fmt.Fprintln(g.stdout)
+	if err := g.save(); err != nil {
+		return err
+	}
+	_, err = experiment.Run(ctx, experiment.Options{
+		Config: g.cfg, Target: tg, Binaries: binaries, OnlySide: onlySide, OutDir: g.out, Seed: g.rep.Seed,
+		GeneratorCPUs: generatorCPUs(env), Progress: g.stdout, Record: g.keepRun,
+	})
+	return err
+}
+
+// keepRun keeps a run on disk the moment it is measured.
+func (g *invocation) keepRun(r report.Run) error {
+	g.rep.Runs = append(g.rep.Runs, r)
+	if err := results.WriteRun(g.out, r); err != nil {
+		return err
+	}
+	return g.save()
+}
+
+func (g *invocation) warn(warnings ...string) {
+	for _, w := range warnings {
+		fmt.Fprintf(g.stderr, "\nperfgate: WARNING: %s\n\n", w)
+		g.rep.Warnings = append(g.rep.Warnings, w)
+	}
+}
+
+func generatorCPUs(env target.Environment) int {
+	if n := len(env.GeneratorCPUs); n > 0 {
+		return n
+	}
+	return max(1, len(env.ServiceCPUs))
+}
+
+// prepareOut makes the results directory. An existing one is replaced only
+// when it holds a previous perfgate result, so a typo never wipes a
+// directory of other files.
+func prepareOut(out string) error {
+	entries, err := os.ReadDir(out)
+	if err == nil && len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(out, "report.json")); err != nil {
+			return configErrorf("--out %q exists and is not a perfgate results directory; pass a new or empty directory", out)
+		}
+		if err := os.RemoveAll(out); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(out, 0o755)
+}

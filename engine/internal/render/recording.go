@@ -1,0 +1,91 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// recordingSections are the comment of a recording (perfgate run): one
+// tree measured alone, so instead of a comparison it shows the measured
+// side's medians, and how to compare it with a later recording or gate.
+func recordingSections(rep *report.Report) []section {
+	return []section{
+		{name: "verdict", text: recordedSection(rep)},
+		{name: "medians", text: mediansSection(rep), optional: true, priority: 9},
+		{name: "environment", text: recordingEnvironmentSection(rep), optional: true, priority: 5},
+		{name: "hints", text: hintsSection(rep), optional: true, priority: 8},
+		{name: "invalid runs", text: recordingInvalidSection(rep), optional: true, priority: 4},
+		{name: "warnings", text: warningsSection(rep), optional: true, priority: 3},
+		{name: "reproduce", text: recordingReproduceSection(rep), optional: true, priority: 7},
+	}
+}
+
+// recordedSection is the title, the reason and the revision measured. A
+// failed recording says so in its title: it recorded nothing usable.
+func recordedSection(rep *report.Report) string {
+	var b strings.Builder
+	if rep.Verdict == report.Pass {
+		fmt.Fprintf(&b, "### %s perfgate: recorded %s\n\n", verdictIcon[rep.Verdict], Text(rep.Label))
+	} else {
+		fmt.Fprintf(&b, "### %s perfgate: recording %s: %s\n\n", verdictIcon[rep.Verdict], Text(rep.Label), Text(rep.Verdict))
+	}
+	fmt.Fprintf(&b, "%s\n\n", Prose(rep.Reason))
+	fmt.Fprintf(&b, "revision %s\n", revision(rep.Build.Head.Revision, rep.Build.Head.Dirty))
+	if rep.Build.Error != "" {
+		fmt.Fprintf(&b, "\n<details><summary>Build output</summary>\n\n<pre>%s</pre>\n</details>\n", preText(rep.Build.Error))
+	}
+	return b.String()
+}
+
+// mediansSection is the measured side's median of each figure over its
+// valid runs (the runs carry side head).
+func mediansSection(rep *report.Report) string {
+	var rows []string
+	for _, m := range rep.Summary {
+		if m.HeadRuns > 0 {
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d |", Text(m.Name+" "+m.Unit), medianValue(m), m.HeadRuns))
+		}
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	return "| metric | median | valid runs |\n|---|--:|--:|\n" + strings.Join(rows, "\n") + "\n"
+}
+
+// medianValue shows ratios (errors, throttling) as percentages, large
+// figures whole (bytes per request) and the rest to four significant
+// digits.
+func medianValue(m report.Median) string {
+	switch {
+	case m.Unit == "ratio":
+		return Text(fmt.Sprintf("%.3g%%", 100*m.Head))
+	case m.Head >= 10000:
+		return Text(fmt.Sprintf("%.0f", m.Head))
+	default:
+		return Text(fmt.Sprintf("%.4g", m.Head))
+	}
+}
+
+func recordingEnvironmentSection(rep *report.Report) string {
+	e := rep.Environment
+	cfg := rep.Config
+	return fmt.Sprintf("<sub>%d runs × %s at %s req/s · cpu %s, memory %s, GOMAXPROCS %d · %s on %s (%d CPUs, kernel %s) · %s</sub>\n",
+		cfg.Pairs, Text(cfg.Load.Duration.String()), Text(fmt.Sprint(cfg.Load.Rate)), Text(cfg.Resources.CPU.String()), Text(cfg.Resources.Memory.String()),
+		e.GOMAXPROCS, Text(e.Confinement), Text(e.CPUModel), e.CPUs, Text(e.Kernel), Text(e.GoVersion))
+}
+
+func recordingInvalidSection(rep *report.Report) string {
+	return invalidRunsTable(rep, "| run | reason |\n|--:|---|", func(r report.Run) string {
+		return fmt.Sprintf("| %d | %s |", r.Pair, Text(strings.Join(r.InvalidReasons, "; ")))
+	})
+}
+
+// recordingReproduceSection measures the same tree again and shows how to
+// put two recordings (or a recording and a gate's head) side by side.
+func recordingReproduceSection(rep *report.Report) string {
+	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>sudo perfgate run --config %s --src . --label %s --out results/\ngo tool pprof -http=: results/head.cpu.pb.gz\ngo tool pprof -http=: results/head.allocs.pb.gz\nbenchstat results/bench/head.txt</pre>\n\n"+
+		"Against an earlier recording in <code>old/</code>: <code>benchstat old/bench/head.txt results/bench/head.txt</code> and <code>go tool pprof -diff_base old/head.cpu.pb.gz results/head.cpu.pb.gz</code>.\n\n</details>\n",
+		HTMLText(flagValue(rep.Command, "--config", "perfgate.yml")), HTMLText(rep.Label))
+}
