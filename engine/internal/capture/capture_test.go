@@ -70,11 +70,15 @@ func TestWindowAndSnapshot(t *testing.T) {
 	if cpu := windowed[1]; cpu.Samples == 0 {
 		t.Errorf("the CPU profile of a second of busy work has no samples")
 	}
-	if p := readProfile(t, filepath.Join(dir, "cpu.pb.gz")); p.SampleType[0].Type != "samples" || p.DurationNanos < int64(time.Second) {
-		t.Errorf("cpu.pb.gz: sample types %v over %v, want a CPU profile of at least 1s", p.SampleType, time.Duration(p.DurationNanos))
+	// The duration a profile records is measured by the runtime from when
+	// its own collection began, a few milliseconds after the request
+	// arrived (a CPU profile recorded 997ms for a 1s window): allow 5%.
+	const nearlyASecond = int64(950 * time.Millisecond)
+	if p := readProfile(t, filepath.Join(dir, "cpu.pb.gz")); p.SampleType[0].Type != "samples" || p.DurationNanos < nearlyASecond {
+		t.Errorf("cpu.pb.gz: sample types %v over %v, want a CPU profile of about 1s", p.SampleType, time.Duration(p.DurationNanos))
 	}
-	if p := readProfile(t, filepath.Join(dir, "allocs.pb.gz")); p.DurationNanos < int64(time.Second) {
-		t.Errorf("allocs.pb.gz covers %v, want a delta profile of at least 1s", time.Duration(p.DurationNanos))
+	if p := readProfile(t, filepath.Join(dir, "allocs.pb.gz")); p.DurationNanos < nearlyASecond {
+		t.Errorf("allocs.pb.gz covers %v, want a delta profile of about 1s", time.Duration(p.DurationNanos))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
