@@ -12,11 +12,15 @@ export const EXIT = { pass: 0, regression: 1, usage: 2, infrastructure: 3, inval
  * streaming its output to the log. A cancelled job (SIGINT, then SIGTERM
  * from the runner) is passed on as one SIGTERM: the engine then stops its
  * experiment, writes what it measured and exits, so the results can still
- * be uploaded. onStart receives the process ID for the post step's cleanup.
+ * be uploaded. onStart receives the process ID for the post step, which
+ * stops an engine still running when main was killed.
  */
 export async function runPerfgate(binary: string, args: string[], cwd: string, onStart: (pid: number) => void = () => {}): Promise<number> {
   core.info(`$ perfgate ${args.join(' ')}`)
-  const child = spawn(binary, args, { cwd, env: engineEnvironment(process.env), stdio: ['ignore', 'inherit', 'inherit'] })
+  // Its own process group: a signal sent to the action's whole group must
+  // not reach the engine as well as the one forwarded below, because a
+  // second signal makes the engine stop at once without writing results.
+  const child = spawn(binary, args, { cwd, env: engineEnvironment(process.env), stdio: ['ignore', 'inherit', 'inherit'], detached: true })
   if (child.pid !== undefined) onStart(child.pid)
   let forwarded = false
   const forward = (signal: NodeJS.Signals): void => {

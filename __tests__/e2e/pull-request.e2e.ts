@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -67,30 +67,46 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true })
 })
 
-/** runAction runs main and post through local-action and returns its output. */
-async function runAction(attempt: number): Promise<{ output: string; artifacts: string[] }> {
-  const run = path.join(tmp, `attempt-${attempt}`)
+interface Scenario {
+  /** name keys the scenario's directories. */
+  name: string
+  attempt?: number
+  event?: string
+  payload?: Record<string, unknown>
+  inputs?: Record<string, string>
+  ref?: string
+  /** onOutput sees the output as it grows, e.g. to cancel the job midway. */
+  onOutput?: (output: string) => void
+}
+
+const pullRequestPayload = (headRepo = 'acme/shop') => ({
+  action: 'synchronize',
+  number: 7,
+  pull_request: { number: 7, head: { sha: headSha, ref: 'feature', repo: { full_name: headRepo } }, base: { ref: 'main', repo: { full_name: 'acme/shop' } } },
+  repository: { full_name: 'acme/shop', name: 'shop', owner: { login: 'acme' } }
+})
+
+/** runAction runs main and post through local-action and returns what it printed, the artifacts and the job summary. */
+async function runAction(scenario: Scenario): Promise<{ output: string; artifacts: string[]; summary: string }> {
+  const attempt = scenario.attempt ?? 1
+  const run = path.join(tmp, `${scenario.name}-${attempt}`)
   for (const dir of [path.join(run, 'artifacts'), path.join(run, 'runner'), path.join(tmp, 'cache'), path.join(tmp, 'tools')]) mkdirSync(dir, { recursive: true })
   const event = path.join(run, 'event.json')
-  writeFileSync(
-    event,
-    JSON.stringify({
-      action: 'synchronize',
-      number: 7,
-      pull_request: { number: 7, head: { sha: headSha, ref: 'feature', repo: { full_name: 'acme/shop' } }, base: { ref: 'main', repo: { full_name: 'acme/shop' } } },
-      repository: { full_name: 'acme/shop', name: 'shop', owner: { login: 'acme' } }
-    })
-  )
+  writeFileSync(event, JSON.stringify(scenario.payload ?? pullRequestPayload()))
+  const summary = path.join(run, 'summary.md')
+  writeFileSync(summary, '')
+  const inputs = Object.fromEntries(Object.entries({ config: 'perfgate.yml', token: 't0ken', ...scenario.inputs }).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v]))
   const env: Record<string, string> = {
-    INPUT_CONFIG: 'perfgate.yml',
-    INPUT_TOKEN: 't0ken',
-    GITHUB_EVENT_NAME: 'pull_request',
+    ...inputs,
+    GITHUB_EVENT_NAME: scenario.event ?? 'pull_request',
     GITHUB_EVENT_PATH: event,
     GITHUB_REPOSITORY: 'acme/shop',
     GITHUB_SHA: headSha,
+    GITHUB_REF_NAME: scenario.ref ?? '7/merge',
     GITHUB_WORKSPACE: workspace,
     GITHUB_RUN_ID: '4242',
     GITHUB_RUN_ATTEMPT: String(attempt),
+    GITHUB_STEP_SUMMARY: summary,
     RUNNER_TEMP: path.join(run, 'runner'),
     RUNNER_TOOL_CACHE: path.join(tmp, 'tools'),
     // local-action's cache stand-in writes its tar manifest here: keep it out of the checkout.
@@ -108,17 +124,21 @@ async function runAction(attempt: number): Promise<{ output: string; artifacts: 
       env: { ...process.env, ...env, GITHUB_API_URL: gh.url, NO_COLOR: '1', FORCE_COLOR: '0' }
     })
     let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (out += d))
+    const grow = (d: Buffer): void => {
+      out += d
+      scenario.onOutput?.(out)
+    }
+    child.stdout.on('data', grow)
+    child.stderr.on('data', grow)
     child.on('error', reject)
     child.on('close', () => resolve(out))
   })
-  return { output, artifacts: readdirSync(path.join(run, 'artifacts')) }
+  return { output, artifacts: readdirSync(path.join(run, 'artifacts')), summary: readFileSync(summary, 'utf8') }
 }
 
 describe('the action on a pull request with a planted regression', () => {
   it('fails the step, keeps the results, and writes one comment; a second run updates it', async () => {
-    const first = await runAction(1)
+    const first = await runAction({ name: 'pr' })
     // local-action exits 0 even when the action fails: read what it printed.
     expect(first.output, first.output).toMatch(/performance regression: .*allocs \+/)
     expect(first.output).toMatch(/verdict[^\n]*regression/)
@@ -132,7 +152,7 @@ describe('the action on a pull request with a planted regression', () => {
     expect(gh.count('issues/create-comment')).toBe(1)
     const id = comments[0].id
 
-    const second = await runAction(2)
+    const second = await runAction({ name: 'pr', attempt: 2 })
     expect(second.output).toMatch(/performance regression/)
     expect(second.output).toMatch(/perfgate engine: .*from cache|perfgate engine: .*built/)
     expect(second.artifacts).toEqual(['perfgate-results-attempt-2.zip'])
@@ -141,5 +161,53 @@ describe('the action on a pull request with a planted regression', () => {
     expect(gh.count('issues/update-comment')).toBe(1)
     expect(gh.problems).toEqual([])
     expect(existsSync(path.join(workspace, 'results'))).toBe(false)
+  })
+})
+
+describe('the action where it must not comment or cannot compare', () => {
+  it('on a pull request from a fork: measures, keeps the results, writes the summary, never tries to comment', async () => {
+    const before = gh.requests.length
+    const { output, artifacts, summary } = await runAction({ name: 'fork', payload: pullRequestPayload('mallory/shop'), inputs: { 'fail-on': 'never' } })
+    expect(output).toContain('This pull request comes from a fork')
+    expect(output).toContain('pr-gate-fork-safe.yml')
+    expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    expect(summary).toContain('perfgate: regression')
+    expect(gh.requests.slice(before)).toEqual([])
+  })
+
+  it('on a push without base-ref: a visible no-baseline report, not a failure', async () => {
+    const { output, summary } = await runAction({ name: 'push', event: 'push', payload: { ref: 'refs/heads/feature', after: headSha }, ref: 'feature' })
+    expect(output).toMatch(/verdict[^\n]*no-baseline/)
+    expect(output).not.toMatch(/performance regression|::error|Failed/)
+    expect(summary).toContain('perfgate: no baseline')
+    expect(summary).toContain('push event has no pull request to compare with')
+  })
+
+  it('in mode record on a schedule: measures the checkout alone and keeps it', async () => {
+    const { output, artifacts, summary } = await runAction({ name: 'nightly', event: 'schedule', payload: { schedule: '0 3 * * *' }, inputs: { mode: 'record' }, ref: 'main' })
+    expect(output).toMatch(/verdict[^\n]*pass/)
+    expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    expect(summary).toContain('perfgate: recorded main')
+  })
+})
+
+describe('a cancelled job', () => {
+  it('stops the engine, which writes what it measured, and still uploads the results', async () => {
+    let cancelled = false
+    const { output, artifacts } = await runAction({
+      name: 'cancel',
+      onOutput: (out) => {
+        // Once the first run is measured, cancel like the runner does: SIGINT to the action's node process.
+        if (cancelled || !/\[1\/\d+\] pair 1/.test(out)) return
+        cancelled = true
+        const engine = execFileSync('pgrep', ['-f', '-n', 'perfgate gate --config'], { encoding: 'utf8' }).trim()
+        const parent = Number(readFileSync(`/proc/${engine}/stat`, 'utf8').split(') ')[1].split(' ')[1])
+        process.kill(parent, 'SIGINT')
+      }
+    })
+    expect(cancelled).toBe(true)
+    expect(output).toContain('Received SIGINT: stopping perfgate')
+    expect(output).toMatch(/perfgate could not run the experiment: interrupted/)
+    expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
   })
 })
