@@ -26,3 +26,37 @@ describe('sourceHash', () => {
     expect(await sourceHash(engine)).toBe(first)
   })
 })
+
+describe('engineInvocation', () => {
+  const env = { PATH: '/opt/go/bin:/usr/bin', RUNNER_TEMP: '/home/runner/work/_temp', HOME: '/home/runner', INPUT_TOKEN: 'ghs_x' }
+
+  it('runs the engine directly as root, and without sudo (unconfined, the engine says so)', async () => {
+    const { engineInvocation } = await import('../src/perfgate.js')
+    for (const host of [{ root: true, sudo: true }, { root: false, sudo: false }]) {
+      const inv = engineInvocation('/t/perfgate', ['gate', '--base', 'abc'], { ...host, env })
+      expect(inv).toMatchObject({ file: '/t/perfgate', args: ['gate', '--base', 'abc'], viaSudo: false })
+      expect(inv.env.INPUT_TOKEN).toBeUndefined()
+    }
+  })
+
+  it("goes through sudo on a hosted runner, with the runner's Go and caches of root's own", async () => {
+    const { engineInvocation } = await import('../src/perfgate.js')
+    const inv = engineInvocation('/t/perfgate', ['gate'], { root: false, sudo: true, env })
+    expect(inv.file).toBe('sudo')
+    expect(inv.args).toEqual([
+      '-n',
+      '--preserve-env',
+      'env',
+      'PATH=/opt/go/bin:/usr/bin',
+      'GOCACHE=/home/runner/work/_temp/perfgate-root-go/build',
+      'GOMODCACHE=/home/runner/work/_temp/perfgate-root-go/mod',
+      'GOPATH=/home/runner/work/_temp/perfgate-root-go',
+      'GIT_CONFIG_COUNT=1',
+      'GIT_CONFIG_KEY_0=safe.directory',
+      'GIT_CONFIG_VALUE_0=*',
+      '/t/perfgate',
+      'gate'
+    ])
+    expect(inv.env.INPUT_TOKEN).toBeUndefined()
+  })
+})

@@ -16,11 +16,13 @@ export const EXIT = { pass: 0, regression: 1, usage: 2, infrastructure: 3, inval
  * stops an engine still running when main was killed.
  */
 export async function runPerfgate(binary: string, args: string[], cwd: string, onStart: (pid: number) => void = () => {}): Promise<number> {
-  core.info(`$ perfgate ${args.join(' ')}`)
+  const invocation = engineInvocation(binary, args, { root: process.getuid?.() === 0, sudo: await canSudo(), env: process.env })
+  core.info(`$ ${invocation.viaSudo ? 'sudo ' : ''}perfgate ${args.join(' ')}`)
+  if (invocation.viaSudo) core.info('running the engine as root through sudo: CPU and memory limits need cgroups, which need root')
   // Its own process group: a signal sent to the action's whole group must
   // not reach the engine as well as the one forwarded below, because a
   // second signal makes the engine stop at once without writing results.
-  const child = spawn(binary, args, { cwd, env: engineEnvironment(process.env), stdio: ['ignore', 'inherit', 'inherit'], detached: true })
+  const child = spawn(invocation.file, invocation.args, { cwd, env: invocation.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true })
   if (child.pid !== undefined) onStart(child.pid)
   let forwarded = false
   const forward = (signal: NodeJS.Signals): void => {
@@ -40,6 +42,56 @@ export async function runPerfgate(binary: string, args: string[], cwd: string, o
     process.off('SIGINT', forward)
     process.off('SIGTERM', forward)
   }
+}
+
+export interface EngineInvocation {
+  readonly file: string
+  readonly args: string[]
+  readonly env: Record<string, string>
+  readonly viaSudo: boolean
+}
+
+/**
+ * engineInvocation decides how the engine is started. Its cgroup limits
+ * need root; GitHub's hosted runners run steps as an unprivileged user with
+ * password-less sudo, so there the engine runs through `sudo -n`. PATH is
+ * passed explicitly (sudo resets it, and the engine needs the runner's Go),
+ * and root gets Go caches of its own under RUNNER_TEMP, so that no
+ * root-owned file lands in the runner user's module or build cache, where
+ * later steps (and setup-go's cache) would trip over it. Without root or
+ * sudo the engine runs unconfined and says so in its report.
+ */
+export function engineInvocation(binary: string, args: string[], host: { root: boolean; sudo: boolean; env: NodeJS.ProcessEnv }): EngineInvocation {
+  const env = engineEnvironment(host.env)
+  if (host.root || !host.sudo) return { file: binary, args, env, viaSudo: false }
+  const rootGo = path.join(host.env.RUNNER_TEMP || '/tmp', 'perfgate-root-go')
+  // git refuses, as root, a repository the runner user owns ("dubious
+  // ownership"); the engine's base worktree and Go's VCS stamping both run
+  // git there. Trust it for this process tree only, as command-line config.
+  const n = Number(env.GIT_CONFIG_COUNT) || 0
+  const rootEnv = {
+    GOCACHE: path.join(rootGo, 'build'),
+    GOMODCACHE: path.join(rootGo, 'mod'),
+    GOPATH: rootGo,
+    GIT_CONFIG_COUNT: String(n + 1),
+    [`GIT_CONFIG_KEY_${n}`]: 'safe.directory',
+    [`GIT_CONFIG_VALUE_${n}`]: '*'
+  }
+  return {
+    file: 'sudo',
+    args: ['-n', '--preserve-env', 'env', `PATH=${env.PATH ?? ''}`, ...Object.entries(rootEnv).map(([k, v]) => `${k}=${v}`), binary, ...args],
+    env: { ...env, ...rootEnv },
+    viaSudo: true
+  }
+}
+
+/** canSudo says whether sudo runs without a password here. */
+async function canSudo(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = spawn('sudo', ['-n', 'true'], { stdio: 'ignore' })
+    probe.on('error', () => resolve(false))
+    probe.on('close', (code) => resolve(code === 0))
+  })
 }
 
 /**

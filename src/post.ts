@@ -50,7 +50,10 @@ export async function stopEngine(pid: number): Promise<void> {
 /** isPerfgate guards against a recycled PID: only a perfgate process is signalled. */
 function isPerfgate(pid: number): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0].endsWith('perfgate')
+    // The engine itself, or sudo running it (the binary is then an argument).
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1')
+      .split('\0')
+      .some((arg) => arg === 'perfgate' || arg.endsWith('/perfgate'))
   } catch {
     return false
   }
