@@ -45,7 +45,9 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   refuseUnsafeEvent(inputs, event)
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
   const workdir = path.resolve(workspace, inputs.workingDirectory)
-  const config = path.resolve(workspace, inputs.config)
+  // Relative to the working directory, where the engine runs: the report's
+  // "reproduce locally" line then works in a user's checkout too.
+  const config = path.relative(workdir, path.resolve(workspace, inputs.config)) || inputs.config
   const marker = commentMarker(inputs.workingDirectory, inputs.config)
   const resultsDir = path.join(process.env.RUNNER_TEMP || os.tmpdir(), `perfgate-${Buffer.from(marker).toString('hex').slice(-24)}`)
   await rm(resultsDir, { recursive: true, force: true })
