@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/perfgate/perfgate/engine/internal/gate"
@@ -14,20 +13,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	o := gate.CompareOptions{Stdout: stdout, Stderr: stderr}
 	fs.StringVar(&o.Out, "out", "results", "results directory of a gate")
 	fs.StringVar(&o.ConfigPath, "config", "", "perfgate.yml whose gate thresholds replace the recorded ones")
-	if err := fs.Parse(args); err != nil {
-		return gate.ExitConfig
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "perfgate compare: unexpected argument %q\n", fs.Arg(0))
+	if !parseFlags(fs, args, stderr) {
 		return gate.ExitConfig
 	}
 	rep, err := gate.Compare(o)
-	if err != nil {
-		printError(stderr, err)
-	}
-	if rep == nil {
-		return gate.ExitCode("", err)
-	}
-	printOutcome(stdout, rep, o.Out)
-	return gate.ExitCode(rep.Verdict, err)
+	return finish(stdout, stderr, rep, err, o.Out)
 }

@@ -5,11 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/gate"
 )
 
@@ -21,17 +18,9 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Base, "base", "", "base: a directory, or a git ref of the repository at --head")
 	fs.StringVar(&o.Head, "head", ".", "head: the directory of the pull request's checkout")
 	fs.StringVar(&o.Out, "out", "results", "results directory")
-	fs.StringVar(&o.Target, "target", "", "where the service runs, overriding the config's target: "+strings.Join(config.Targets, ", "))
+	targetFlag(fs, &o.Target)
 	seed := fs.String("seed", "", "replay the run order of an earlier gate (its report.json seed)")
-	if err := fs.Parse(args); err != nil {
-		return gate.ExitConfig
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "perfgate gate: unexpected argument %q\n", fs.Arg(0))
-		return gate.ExitConfig
-	}
-	if o.Target != "" && !slices.Contains(config.Targets, o.Target) {
-		fmt.Fprintf(stderr, "perfgate gate: --target %q is not a target; use one of %s\n", o.Target, strings.Join(config.Targets, ", "))
+	if !parseFlags(fs, args, stderr) || !checkTarget("gate", o.Target, stderr) {
 		return gate.ExitConfig
 	}
 	if o.Base == "" {
@@ -47,12 +36,5 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		o.Seed = &n
 	}
 	rep, err := gate.Run(ctx, o)
-	if err != nil {
-		printError(stderr, err)
-	}
-	if rep == nil {
-		return gate.ExitCode("", err)
-	}
-	printOutcome(stdout, rep, o.Out)
-	return gate.ExitCode(rep.Verdict, err)
+	return finish(stdout, stderr, rep, err, o.Out)
 }

@@ -5,10 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
-	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/gate"
 )
 
@@ -22,16 +19,8 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&o.Src, "src", ".", "the directory of the checkout to measure")
 	fs.StringVar(&o.Label, "label", "", "what is measured, shown in the report: a branch like main or a short commit SHA")
 	fs.StringVar(&o.Out, "out", "results", "results directory")
-	fs.StringVar(&o.Target, "target", "", "where the service runs, overriding the config's target: "+strings.Join(config.Targets, ", "))
-	if err := fs.Parse(args); err != nil {
-		return gate.ExitConfig
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "perfgate run: unexpected argument %q\n", fs.Arg(0))
-		return gate.ExitConfig
-	}
-	if o.Target != "" && !slices.Contains(config.Targets, o.Target) {
-		fmt.Fprintf(stderr, "perfgate run: --target %q is not a target; use one of %s\n", o.Target, strings.Join(config.Targets, ", "))
+	targetFlag(fs, &o.Target)
+	if !parseFlags(fs, args, stderr) || !checkTarget("run", o.Target, stderr) {
 		return gate.ExitConfig
 	}
 	if err := gate.CheckLabel(o.Label); err != nil {
@@ -39,12 +28,5 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return gate.ExitConfig
 	}
 	rep, err := gate.Record(ctx, o)
-	if err != nil {
-		printError(stderr, err)
-	}
-	if rep == nil {
-		return gate.ExitCode("", err)
-	}
-	printOutcome(stdout, rep, o.Out)
-	return gate.ExitCode(rep.Verdict, err)
+	return finish(stdout, stderr, rep, err, o.Out)
 }
