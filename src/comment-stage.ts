@@ -3,7 +3,7 @@ import * as exec from '@actions/exec'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { commentBody, commentMarker, upsertComment } from './comment.js'
+import { commentMarker, writeComment } from './comment.js'
 import { buildEngine } from './engine.js'
 import { UserError } from './errors.js'
 import type { EventInfo, WorkflowRun } from './event.js'
@@ -11,6 +11,7 @@ import type { Inputs } from './inputs.js'
 import { actionRoot, toolDir } from './paths.js'
 import { readVerdict } from './perfgate.js'
 import { createOctokit, type Octokit } from './octokit.js'
+import { writeSummary } from './summary.js'
 import { checkListedSize, extractReport, UntrustedArtifactError } from './untrusted-results.js'
 
 /**
@@ -50,22 +51,14 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
   core.setOutput('verdict', verdict)
   core.setOutput('report-json', reportPath)
 
-  await core.summary.addRaw(rendered.stdout, true).write()
+  await writeSummary(rendered.stdout)
   if (inputs.comment === 'never') return
-  const marker = commentMarker(inputs.workingDirectory, inputs.config)
-  const outcome = await upsertComment(
-    octokit,
-    { owner: event.owner, repo: event.repo, pullNumber, measuredSha: run.headSha },
-    marker,
-    commentBody(marker, rendered.stdout, `The whole report is in the results artifact of run ${run.id}.`),
-    { createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression' }
-  )
-  if (outcome.action === 'skipped') {
-    core.info(`comment not written: ${outcome.reason}`)
-    return
-  }
-  core.setOutput('comment-id', String(outcome.id))
-  core.info(`comment ${outcome.action} on pull request #${pullNumber} (ID ${outcome.id})`)
+  await writeComment(octokit, { owner: event.owner, repo: event.repo, pullNumber, measuredSha: run.headSha }, {
+    marker: commentMarker(inputs.workingDirectory, inputs.config),
+    markdown: rendered.stdout,
+    fullReportHint: `The whole report is in the results artifact of run ${run.id}.`,
+    createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression'
+  })
 }
 
 /**

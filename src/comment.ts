@@ -1,3 +1,4 @@
+import * as core from '@actions/core'
 import type { Octokit } from './octokit.js'
 
 /** The engine's report.md starts with this line. */
@@ -121,4 +122,24 @@ export async function ownLogin(octokit: Octokit): Promise<string> {
     if (status === 401 || status === 403 || status === 404) return 'github-actions[bot]'
     throw error
   }
+}
+
+/**
+ * writeComment puts a report on the pull request as the sticky comment and
+ * says what happened: the comment-id output, or why it was left alone.
+ */
+export async function writeComment(
+  octokit: Octokit,
+  target: CommentTarget,
+  report: { readonly marker: string; readonly markdown: string; readonly fullReportHint: string; readonly createIfMissing: boolean }
+): Promise<void> {
+  const body = commentBody(report.marker, report.markdown, report.fullReportHint)
+  const outcome = await upsertComment(octokit, target, report.marker, body, { createIfMissing: report.createIfMissing })
+  if (outcome.action === 'skipped') {
+    core.info(`comment not written: ${outcome.reason}`)
+    return
+  }
+  core.setOutput('comment-id', String(outcome.id))
+  const deleted = outcome.deleted ? `; ${outcome.deleted} duplicate(s) deleted` : ''
+  core.info(`comment ${outcome.action} on pull request #${target.pullNumber} (ID ${outcome.id})${deleted}`)
 }

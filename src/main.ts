@@ -5,11 +5,11 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { artifactName, uploadResults } from './artifact.js'
-import { commentBody, commentMarker, upsertComment } from './comment.js'
+import { commentMarker, writeComment } from './comment.js'
 import { runCommentStage } from './comment-stage.js'
 import { failureFor } from './decide.js'
 import { buildEngine } from './engine.js'
-import { getErrorMessage, UserError } from './errors.js'
+import { getErrorMessage } from './errors.js'
 import { describeEvent, type EventInfo } from './event.js'
 import { gitIn, mergeBase, resolveRevision, type BaseRevision } from './git-base.js'
 import { getInputs, type Inputs } from './inputs.js'
@@ -19,6 +19,7 @@ import { createOctokit } from './octokit.js'
 import { actionRoot, toolDir } from './paths.js'
 import { readVerdict, runPerfgate, type Verdict } from './perfgate.js'
 import * as state from './state.js'
+import { writeSummary } from './summary.js'
 
 /** run is the main step: every failure ends in core.setFailed with a message that says what to do. */
 export async function run(): Promise<void> {
@@ -147,14 +148,6 @@ async function upload(name: string, resultsDir: string): Promise<string> {
   }
 }
 
-async function writeSummary(markdown: string): Promise<void> {
-  try {
-    await core.summary.addRaw(markdown, true).write()
-  } catch (error) {
-    core.warning(`Writing the job summary failed: ${getErrorMessage(error)}`)
-  }
-}
-
 /** comment writes the sticky comment where the policy and the event allow it. */
 async function comment(inputs: Inputs, event: EventInfo, marker: string, markdown: string, verdict: Verdict): Promise<void> {
   const pr = event.pullRequest
@@ -165,22 +158,13 @@ async function comment(inputs: Inputs, event: EventInfo, marker: string, markdow
     )
     return
   }
-  const onlyUpdate = inputs.comment === 'on-regression' && verdict !== 'regression'
-  const hint = `The whole report is in the job summary and the results artifact of run ${process.env.GITHUB_RUN_ID ?? ''}.`
   try {
-    const outcome = await upsertComment(
-      createOctokit(inputs.token),
-      { owner: event.owner, repo: event.repo, pullNumber: pr.number, measuredSha: pr.headSha },
+    await writeComment(createOctokit(inputs.token), { owner: event.owner, repo: event.repo, pullNumber: pr.number, measuredSha: pr.headSha }, {
       marker,
-      commentBody(marker, markdown, hint),
-      { createIfMissing: !onlyUpdate }
-    )
-    if (outcome.action === 'skipped') {
-      core.info(`comment not written: ${outcome.reason}`)
-      return
-    }
-    core.setOutput('comment-id', String(outcome.id))
-    core.info(`comment ${outcome.action} (ID ${outcome.id})${outcome.deleted ? `; ${outcome.deleted} duplicate(s) deleted` : ''}`)
+      markdown,
+      fullReportHint: `The whole report is in the job summary and the results artifact of run ${process.env.GITHUB_RUN_ID ?? ''}.`,
+      createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression'
+    })
   } catch (error) {
     const message = `Writing the pull request comment failed: ${getErrorMessage(error)}. Give the job \`permissions: pull-requests: write\`.`
     if (inputs.comment === 'always') throw new Error(message)
