@@ -10,8 +10,10 @@ package cgroup
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -247,16 +249,11 @@ func (h *Hierarchy) Existing() []string {
 
 func (h *Hierarchy) uniqueParents() []string { return uniqueValues(h.parents) }
 
-// uniqueValues lists a controller map's directories once each: co-mounted
-// controllers (cpu,cpuacct) share one.
+// uniqueValues lists a controller map's directories once each (co-mounted
+// controllers such as cpu,cpuacct share one), sorted: callers that take
+// the list twice must see the same order, which map iteration is not.
 func uniqueValues(byController map[string]string) []string {
-	seen := map[string]bool{}
-	var dirs []string
-	for _, d := range byController {
-		if !seen[d] {
-			seen[d] = true
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
+	dirs := slices.Collect(maps.Values(byController))
+	slices.Sort(dirs)
+	return slices.Compact(dirs)
 }

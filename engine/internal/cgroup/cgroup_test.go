@@ -61,7 +61,7 @@ func TestCreateLimitsStatsRemove(t *testing.T) {
 	}
 
 	// A busy loop inside the group must be throttled to a quarter core.
-	cmd := exec.Command("sh", "-c", "echo $$ > "+g.ProcsFiles()[0]+"; "+joinAll(g)+" while :; do :; done")
+	cmd := exec.Command("sh", "-c", joinAll(g)+" while :; do :; done")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +90,10 @@ func TestCreateLimitsStatsRemove(t *testing.T) {
 	}
 }
 
+// joinAll is shell that moves the shell itself into every directory of g.
 func joinAll(g *Group) string {
 	s := ""
-	for _, f := range g.ProcsFiles()[1:] {
+	for _, f := range g.ProcsFiles() {
 		s += "echo $$ > " + f + "; "
 	}
 	return s
