@@ -87,7 +87,7 @@ const pullRequestPayload = (headRepo = 'acme/shop') => ({
 })
 
 /** runAction runs main and post through local-action and returns what it printed, the artifacts and the job summary. */
-async function runAction(scenario: Scenario): Promise<{ output: string; artifacts: string[]; summary: string }> {
+async function runAction(scenario: Scenario): Promise<{ output: string; artifacts: string[]; summary: string; dir: string }> {
   const attempt = scenario.attempt ?? 1
   const run = path.join(tmp, `${scenario.name}-${attempt}`)
   for (const dir of [path.join(run, 'artifacts'), path.join(run, 'runner'), path.join(tmp, 'cache'), path.join(tmp, 'tools')]) mkdirSync(dir, { recursive: true })
@@ -133,7 +133,7 @@ async function runAction(scenario: Scenario): Promise<{ output: string; artifact
     child.on('error', reject)
     child.on('close', () => resolve(out))
   })
-  return { output, artifacts: readdirSync(path.join(run, 'artifacts')), summary: readFileSync(summary, 'utf8') }
+  return { output, artifacts: readdirSync(path.join(run, 'artifacts')), summary: readFileSync(summary, 'utf8'), dir: run }
 }
 
 describe('the action on a pull request with a planted regression', () => {
@@ -210,5 +210,26 @@ describe('a cancelled job', () => {
     expect(output).toContain('Received SIGINT: stopping perfgate')
     expect(output).toMatch(/perfgate could not run the experiment: interrupted/)
     expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+  })
+})
+
+describe('the fork-safe two-stage setup', () => {
+  it('stage one measures the fork and uploads; stage two comments from the artifact without running its code', async () => {
+    const stageOne = await runAction({ name: 'stage1', payload: pullRequestPayload('mallory/shop'), inputs: { comment: 'never' } })
+    expect(stageOne.output).toMatch(/performance regression/)
+    const zip = readFileSync(path.join(stageOne.dir, 'artifacts', 'perfgate-results-attempt-1.zip'))
+    // What GitHub would list for stage one's run, and the pull request the API knows for its head.
+    gh.artifacts.set(5151, [{ id: 77, name: 'perfgate-results-attempt-1', sizeInBytes: zip.byteLength, zip: new Uint8Array(zip) }])
+    gh.pulls.push({ number: 8, headSha, headRepo: 'mallory/shop', state: 'open' })
+    const workflowRun = { id: 5151, event: 'pull_request', head_sha: headSha, head_branch: 'feature', head_repository: { full_name: 'mallory/shop' }, conclusion: 'failure', pull_requests: [] }
+    const stageTwo = await runAction({ name: 'stage2', event: 'workflow_run', payload: { action: 'completed', workflow_run: workflowRun }, inputs: { mode: 'comment' } })
+    expect(stageTwo.output).toMatch(/verdict[^\n]*regression/)
+    expect(stageTwo.output).not.toMatch(/::error|Failed/)
+    expect(stageTwo.output).not.toContain('$ perfgate gate')
+    const [comment, ...more] = gh.comments.get(8) ?? []
+    expect(more).toEqual([])
+    expect(comment.body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')
+    expect(comment.body).toContain('perfgate: regression')
+    expect(gh.problems).toEqual([])
   })
 })
