@@ -12,27 +12,8 @@ import { FakeGitHub } from '../support/fake-github.js'
 // measured under cgroup limits, and the comment goes to the fake GitHub API.
 const actionRoot = path.resolve(import.meta.dirname, '../..')
 const localAction = path.join(actionRoot, 'node_modules/.bin/local-action')
-const experiment = `version: 1
-service:
-  package: ./cmd/server
-  args: ["-addr", "{addr}"]
-load:
-  rate: 200
-  warmup: 1s
-  duration: 1s
-  requests:
-    - GET /search?q=alpha
-    - GET /search?q=steel
-    - method: POST
-      path: /order
-      headers: {Content-Type: application/json}
-      body: '{"id":1,"qty":2}'
-pairs: 6
-gate:
-  alpha: 0.1
-validity:
-  min_cpu_samples: 0
-`
+// The engine's end-to-end tests run the same experiment.
+const experiment = readFileSync(path.join(actionRoot, 'engine/cmd/perfgate/testdata/decisive-experiment.yml'), 'utf8')
 
 let tmp: string
 let gh: FakeGitHub

@@ -81,29 +81,15 @@ validity:
 `
 
 // decisiveExperiment has enough pairs for the exact signed-rank test to
-// reach significance: at alpha 0.1 with Holm over four gating metrics the
-// smallest p needed is 0.025, and six pairs reach 1/64.
-const decisiveExperiment = `version: 1
-service:
-  package: ./cmd/server
-  args: ["-addr", "{addr}"]
-load:
-  rate: 200
-  warmup: 1s
-  duration: 1s
-  requests:
-    - GET /search?q=alpha
-    - GET /search?q=steel
-    - method: POST
-      path: /order
-      headers: {Content-Type: application/json}
-      body: '{"id":1,"qty":2}'
-pairs: 6
-gate:
-  alpha: 0.1
-validity:
-  min_cpu_samples: 0
-`
+// reach significance (testdata/decisive-experiment.yml says why); the
+// action's end-to-end test runs the same file.
+var decisiveExperiment = func() string {
+	data, err := os.ReadFile("testdata/decisive-experiment.yml")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
 
 type gateResult struct {
 	code           int
