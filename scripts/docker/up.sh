@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Starts a private Docker engine for perfgate's docker-target tests: its own
+# socket, data root and pid file, so it never touches a Docker the machine
+# already runs. Prints the DOCKER_HOST to use. Installs docker.io from apt
+# when dockerd is missing. Stop it with down.sh, which also removes the
+# bridge and the iptables rules dockerd adds. Run as root.
+set -euo pipefail
+state=/run/perfgate-docker
+sock=unix://$state.sock
+if [ -S "$state.sock" ] && DOCKER_HOST=$sock docker info >/dev/null 2>&1; then
+  echo "DOCKER_HOST=$sock"
+  exit 0
+fi
+if ! command -v dockerd >/dev/null || ! command -v docker >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
+fi
+mkdir -p "$state"
+dockerd --data-root /var/lib/perfgate-docker --exec-root "$state/exec" --pidfile "$state.pid" \
+  -H "$sock" >"$state/dockerd.log" 2>&1 &
+for _ in $(seq 60); do
+  if DOCKER_HOST=$sock docker info >/dev/null 2>&1; then
+    echo "DOCKER_HOST=$sock"
+    exit 0
+  fi
+  sleep 0.5
+done
+echo "docker/up.sh: dockerd did not answer within 30 s; its log:" >&2
+tail -20 "$state/dockerd.log" >&2
+exit 1
