@@ -170,8 +170,12 @@ func (g *Group) Pids() []int {
 }
 
 // Remove kills whatever is still in the group and deletes its directories.
-// It is safe to call more than once.
+// It is safe to call more than once. A group perfgate did not create
+// (OfProcess) is refused with ErrNotOwned.
 func (g *Group) Remove() error {
+	if g.h == nil {
+		return ErrNotOwned
+	}
 	var errs []error
 	for attempt := 0; attempt < 50; attempt++ {
 		pids := g.Pids()

@@ -23,7 +23,7 @@ func detect(mountinfoPath, selfCgroupPath string) (*Hierarchy, error) {
 	if err != nil {
 		return nil, err
 	}
-	self, err := readSelfCgroup(selfCgroupPath)
+	self, err := readCgroupFile(selfCgroupPath)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +96,9 @@ func readMounts(path string) ([]mount, error) {
 	return mounts, scanner.Err()
 }
 
-// readSelfCgroup maps each v1 controller to this process's cgroup path.
-func readSelfCgroup(path string) (map[string]string, error) {
+// readCgroupFile reads /proc/<pid>/cgroup: each v1 controller to the
+// process's cgroup path, and the v2 entry ("0::/path") under "".
+func readCgroupFile(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
