@@ -1,9 +1,6 @@
 import * as core from '@actions/core'
 import type { Octokit } from './octokit.js'
 
-/** The engine's report.md starts with this line. */
-export const ENGINE_MARKER = '<!-- perfgate:report -->'
-
 /** GitHub rejects comment bodies longer than this many characters. */
 export const MAX_COMMENT_CHARS = 65536
 
@@ -12,7 +9,8 @@ export const MAX_COMMENT_CHARS = 65536
  * for one config: a matrix of configs gets one comment each.
  */
 export function commentMarker(workingDirectory: string, config: string): string {
-  const key = `${workingDirectory.replace(/^\.\/?$/, '')}${workingDirectory.replace(/^\.\/?$/, '') ? '/' : ''}${config}`
+  const dir = workingDirectory.replace(/^\.\/?$/, '')
+  const key = dir ? `${dir}/${config}` : config
   // Only characters that cannot end the HTML comment or break the line.
   return `<!-- perfgate:report config=${key.replace(/[^A-Za-z0-9._/-]/g, '_')} -->`
 }
@@ -23,6 +21,7 @@ export function commentMarker(workingDirectory: string, config: string): string 
  */
 export function commentBody(marker: string, reportMarkdown: string, fullReportHint: string): string {
   const lines = reportMarkdown.split('\n')
+  // The engine's generic marker (<!-- perfgate:report -->) makes way.
   if (lines[0]?.startsWith('<!-- perfgate:report')) lines.shift()
   return fitComment(`${marker}\n${lines.join('\n')}`, fullReportHint)
 }
