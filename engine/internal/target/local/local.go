@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
@@ -56,25 +55,20 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		t.env.Confinement = fmt.Sprintf("cgroup v%d", h.Version)
 	}
 
-	t.gomaxprocs, t.env.GOMAXPROCSSource = max(1, int(math.Ceil(float64(t.limits.CPUMillicores)/1000))), "set from the CPU limit"
-	if t.userGOMAXPROCS != "" {
-		n, err := strconv.Atoi(t.userGOMAXPROCS)
-		if err != nil || n < 1 {
-			return t.env, fmt.Errorf("service.env: GOMAXPROCS=%q is not a positive integer; remove it to let perfgate match it to resources.cpu", t.userGOMAXPROCS)
-		}
-		t.gomaxprocs, t.env.GOMAXPROCSSource = n, "set by service.env"
-		if int64(n)*1000 > t.limits.CPUMillicores {
-			t.env.Warnings = append(t.env.Warnings, fmt.Sprintf(
-				"GOMAXPROCS=%d (from service.env) is above the CPU limit of %g cores: the service will be throttled in bursts", n, float64(t.limits.CPUMillicores)/1000))
-		}
+	gomaxprocs, source, warning, err := target.ChooseGOMAXPROCS(t.limits.CPUMillicores, t.userGOMAXPROCS)
+	if err != nil {
+		return t.env, err
 	}
-	t.env.GOMAXPROCS = t.gomaxprocs
+	if warning != "" {
+		t.env.Warnings = append(t.env.Warnings, warning)
+	}
+	t.gomaxprocs, t.env.GOMAXPROCS, t.env.GOMAXPROCSSource = gomaxprocs, gomaxprocs, source
 
-	allowed, err := allowedCPUs()
+	allowed, err := target.AllowedCPUs()
 	if err != nil {
 		return t.env, fmt.Errorf("read CPU affinity: %w", err)
 	}
-	t.serviceCPUs, t.generatorCPUs = splitCPUs(allowed, float64(t.limits.CPUMillicores)/1000)
+	t.serviceCPUs, t.generatorCPUs = target.SplitCPUs(allowed, float64(t.limits.CPUMillicores)/1000)
 	if t.serviceCPUs == nil {
 		t.env.Warnings = append(t.env.Warnings, "only one CPU is available: the service and the load generator share it, so load generation steals CPU from the service")
 		return t.env, nil
@@ -84,7 +78,7 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 			"resources.cpu %gm needs %d CPUs but %d of the %d available are left for the service after the load generator's; it cannot use its whole quota, so lower resources.cpu or run on a bigger machine",
 			float64(t.limits.CPUMillicores), need, len(t.serviceCPUs), len(allowed)))
 	}
-	if err := pinSelf(t.generatorCPUs); err != nil {
+	if err := target.PinSelf(t.generatorCPUs); err != nil {
 		return t.env, err
 	}
 	t.originalCPUs = allowed
@@ -124,7 +118,7 @@ func (t *Target) Close() error {
 		p.Stop()
 	}
 	if t.originalCPUs != nil {
-		return pinSelf(t.originalCPUs)
+		return target.PinSelf(t.originalCPUs)
 	}
 	return nil
 }

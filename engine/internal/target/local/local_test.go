@@ -203,7 +203,7 @@ func assertGone(t *testing.T, p *process) {
 }
 
 func TestCPULimitAboveTheServiceCPUsIsAWarning(t *testing.T) {
-	allowed, err := allowedCPUs()
+	allowed, err := target.AllowedCPUs()
 	if err != nil || len(allowed) < 2 {
 		t.Skip("needs at least two CPUs")
 	}

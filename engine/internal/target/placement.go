@@ -1,0 +1,81 @@
+package target
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// SplitCPUs gives the service the last CPUs (as many as its limit rounds
+// up to, leaving at least one) and the load generator the rest, so the two
+// never compete for a core. With one CPU nothing is pinned. Every target
+// places the service this way: a process, a container's --cpuset-cpus.
+func SplitCPUs(allowed []int, cpuCores float64) (service, generator []int) {
+	if len(allowed) < 2 {
+		return nil, nil
+	}
+	n := int(math.Ceil(cpuCores))
+	n = max(1, min(n, len(allowed)-1))
+	return allowed[len(allowed)-n:], allowed[:len(allowed)-n]
+}
+
+// AllowedCPUs are the CPUs perfgate may run on (its affinity).
+func AllowedCPUs() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, err
+	}
+	var cpus []int
+	for c := 0; c < 1024 && len(cpus) < set.Count(); c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus, nil
+}
+
+// PinSelf sets the affinity of every thread of this process (the load
+// generator); threads the Go runtime starts later inherit it from the
+// thread that creates them.
+func PinSelf(cpus []int) error {
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		// A thread may exit between the listing and this call.
+		if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
+			return fmt.Errorf("pin thread %d to CPUs %v: %w", tid, cpus, err)
+		}
+	}
+	return nil
+}
+
+// ChooseGOMAXPROCS is the GOMAXPROCS the service runs with: the CPU limit
+// rounded up, unless service.env sets it (fromServiceEnv), which wins. A
+// value above the limit is allowed with a warning, since it is sometimes
+// the thing being measured.
+func ChooseGOMAXPROCS(cpuMillicores int64, fromServiceEnv string) (n int, source, warning string, err error) {
+	if fromServiceEnv == "" {
+		return max(1, int(math.Ceil(float64(cpuMillicores)/1000))), "set from the CPU limit", "", nil
+	}
+	n, err = strconv.Atoi(fromServiceEnv)
+	if err != nil || n < 1 {
+		return 0, "", "", fmt.Errorf("service.env: GOMAXPROCS=%q is not a positive integer; remove it to let perfgate match it to resources.cpu", fromServiceEnv)
+	}
+	if int64(n)*1000 > cpuMillicores {
+		warning = fmt.Sprintf("GOMAXPROCS=%d (from service.env) is above the CPU limit of %g cores: the service will be throttled in bursts", n, float64(cpuMillicores)/1000)
+	}
+	return n, "set by service.env", warning, nil
+}
