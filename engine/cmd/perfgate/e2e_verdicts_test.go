@@ -51,10 +51,11 @@ func TestGateCPURegressionNamesRegexp(t *testing.T) {
 
 // TestGateImprovementPassesAsImprovement runs the regression backwards:
 // base has the per-request Sprintf, head does not. The CPU threshold is
-// wide so that this shared machine's CPU noise (±15% run to run) cannot
-// make the verdict inconclusive.
+// the widest allowed, 100%, so that this shared machine's CPU noise cannot
+// make the verdict inconclusive: at 50% a fresh-clone CI once saw CPU/req
+// range from 195 to 428 µs within six 1 s pairs (CI +8.6% to +52.3%).
 func TestGateImprovementPassesAsImprovement(t *testing.T) {
-	cfg := strings.Replace(decisiveExperiment, "  alpha: 0.1\n", "  alpha: 0.1\n  cpu: 50%\n", 1)
+	cfg := strings.Replace(decisiveExperiment, "  alpha: 0.1\n", "  alpha: 0.1\n  cpu: 100%\n", 1)
 	g := runGateCommand(t, writeConfig(t, cfg), regressedHead(t, "alloc-sprintf.patch"), exampleService(t))
 	if g.code != 0 || g.report == nil {
 		t.Fatalf("exit %d, want 0", g.code)
