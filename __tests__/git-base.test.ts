@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
+import { git } from './support/git.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gitIn, mergeBase, resolveRevision } from '../src/git-base.js'
 
@@ -10,8 +10,6 @@ import { gitIn, mergeBase, resolveRevision } from '../src/git-base.js'
 let root: string
 let origin: string
 let forkPoint: string
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } }).trim()
 const commit = (cwd: string, file: string, n: number): void => {
   writeFileSync(path.join(cwd, file), String(n))
   git(cwd, 'add', file)

@@ -1,6 +1,6 @@
 import { DefaultArtifactClient } from '@actions/artifact'
-import { readdir } from 'node:fs/promises'
 import * as path from 'node:path'
+import { listFiles } from './files.js'
 
 /**
  * artifactName makes the name unique per run attempt, so that re-running a
@@ -12,19 +12,9 @@ export function artifactName(base: string, attempt = process.env.GITHUB_RUN_ATTE
 
 /** uploadResults uploads every file under dir and returns the artifact ID. */
 export async function uploadResults(name: string, dir: string): Promise<number> {
-  const files = await listFiles(dir)
+  const files = (await listFiles(dir)).map((f) => path.join(dir, f))
   if (files.length === 0) throw new Error(`nothing to upload: ${dir} holds no files`)
   const { id } = await new DefaultArtifactClient().uploadArtifact(name, files, dir, { retentionDays: 30 })
   if (id === undefined) throw new Error(`the artifact service gave no ID for ${name}`)
   return id
-}
-
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = []
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...(await listFiles(full)))
-    else if (entry.isFile()) out.push(full)
-  }
-  return out
 }

@@ -4,11 +4,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { commentMarker, writeComment } from './comment.js'
-import { buildEngine } from './engine.js'
+import { buildOwnEngine } from './engine.js'
 import { UserError } from './errors.js'
 import type { EventInfo, WorkflowRun } from './event.js'
 import type { Inputs } from './inputs.js'
-import { actionRoot, toolDir } from './paths.js'
 import { readVerdict } from './perfgate.js'
 import { createOctokit, type Octokit } from './octokit.js'
 import { writeSummary } from './summary.js'
@@ -41,7 +40,7 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
   const reportPath = path.join(dir, 'report.json')
   await core.group('Download the results', async () => writeFile(reportPath, await downloadReport(octokit, event.owner, event.repo, run.id, inputs.artifactName)))
 
-  const engine = await core.group('Build the perfgate engine', () => buildEngine(actionRoot(), toolDir()))
+  const engine = await buildOwnEngine()
   const rendered = await exec.getExecOutput(engine.path, ['report', '--in', reportPath, '--format', 'md'], { cwd: dir, silent: true, ignoreReturnCode: true })
   if (rendered.exitCode !== 0) {
     throw new UntrustedArtifactError(`its report.json is not a valid perfgate report: ${rendered.stderr.trim().slice(0, 500)}`)

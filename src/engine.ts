@@ -3,9 +3,11 @@ import * as core from '@actions/core'
 import * as exec from '@actions/exec'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import * as path from 'node:path'
 import { getErrorMessage, UserError } from './errors.js'
+import { listFiles } from './files.js'
+import { actionRoot, toolDir } from './paths.js'
 
 /**
  * The engine is the perfgate command, built from this action's own engine/
@@ -43,16 +45,6 @@ export async function sourceHash(engineDir: string): Promise<string> {
     hash.update(f).update('\0').update(await readFile(path.join(engineDir, f))).update('\0')
   }
   return hash.digest('hex').slice(0, 20)
-}
-
-async function listFiles(root: string, prefix = ''): Promise<string[]> {
-  const out: string[] = []
-  for (const entry of await readdir(path.join(root, prefix), { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${entry.name}` : entry.name
-    if (entry.isDirectory()) out.push(...(await listFiles(root, rel)))
-    else if (entry.isFile()) out.push(rel)
-  }
-  return out
 }
 
 /**
@@ -110,4 +102,9 @@ function cacheAvailable(): boolean {
   } catch {
     return true
   }
+}
+
+/** buildOwnEngine builds (or restores) the engine from this action's own sources, in a log group. */
+export function buildOwnEngine(): Promise<Engine> {
+  return core.group('Build the perfgate engine', () => buildEngine(actionRoot(), toolDir()))
 }

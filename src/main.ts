@@ -8,7 +8,7 @@ import { artifactName, uploadResults } from './artifact.js'
 import { commentMarker, writeComment } from './comment.js'
 import { runCommentStage } from './comment-stage.js'
 import { failureFor } from './decide.js'
-import { buildEngine } from './engine.js'
+import { buildOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import { describeEvent, type EventInfo } from './event.js'
 import { gitIn, mergeBase, resolveRevision, type BaseRevision } from './git-base.js'
@@ -16,7 +16,6 @@ import { getInputs, type Inputs } from './inputs.js'
 import { refuseUnsafeEvent } from './refuse.js'
 import { escapeMarkdown } from './markdown.js'
 import { createOctokit } from './octokit.js'
-import { actionRoot, toolDir } from './paths.js'
 import { readVerdict, runPerfgate, type Verdict } from './perfgate.js'
 import * as state from './state.js'
 import { writeSummary } from './summary.js'
@@ -57,7 +56,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   state.saveUploadPlan(resultsDir, name)
   core.setOutput('results-dir', resultsDir)
 
-  const engine = await core.group('Build the perfgate engine', () => buildEngine(actionRoot(), toolDir()))
+  const engine = await buildOwnEngine()
   const base = inputs.mode === 'gate' ? await core.group('Find the base', () => findBase(inputs, event, workdir)) : { none: 'mode record measures the checkout alone' }
 
   let exitCode = 0

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeGitHub } from '../support/fake-github.js'
+import { git } from '../support/git.js'
 
 // The real action (src/main.ts and src/post.ts, run by @github/local-action)
 // on a pull_request event: a repository whose feature branch plants a
@@ -19,9 +20,6 @@ let tmp: string
 let gh: FakeGitHub
 let headSha: string
 let workspace: string
-
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CEILING_DIRECTORIES: tmpdir() } }).trim()
 
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-action-e2e-'))
