@@ -38,8 +38,7 @@ func detect(mountinfoPath, selfCgroupPath string) (*Hierarchy, error) {
 			if m.fstype != "cgroup" || !contains(m.superOptions, controller) {
 				continue
 			}
-			own := strings.TrimPrefix(self[controller], m.root)
-			h.parents[controller] = filepath.Join(m.point, own)
+			h.parents[controller] = within(m, self[controller])
 		}
 		if h.parents[controller] == "" {
 			return nil, fmt.Errorf("no cgroup v1 %q hierarchy is mounted and there is no cgroup v2 at /sys/fs/cgroup", controller)
