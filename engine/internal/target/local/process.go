@@ -159,10 +159,10 @@ func (p *process) Exited() <-chan struct{} { return p.exited }
 func (p *process) Counters() (target.Counters, error) {
 	c := target.Counters{At: time.Now()}
 	var err error
-	if c.ProcessCPUNano, err = processCPUNanos(p.cmd.Process.Pid); err != nil {
+	if c.ProcessCPUNano, err = target.ProcessCPUNanos(p.cmd.Process.Pid); err != nil {
 		return c, fmt.Errorf("read service CPU time: %w", err)
 	}
-	c.MaxRSSBytes, _ = maxRSSBytes(p.cmd.Process.Pid)
+	c.MaxRSSBytes, _ = target.MaxRSSBytes(p.cmd.Process.Pid)
 	if p.group != nil {
 		s, err := p.group.Stats()
 		if err != nil {

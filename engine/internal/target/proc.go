@@ -1,4 +1,4 @@
-package local
+package target
 
 import (
 	"bufio"
@@ -12,9 +12,9 @@ import (
 // supports; /proc/<pid>/stat reports CPU time in these ticks.
 const clockTicksPerSecond = 100
 
-// processCPUNanos is utime+stime of a process from /proc/<pid>/stat, in
+// ProcessCPUNanos is utime+stime of a process from /proc/<pid>/stat, in
 // nanoseconds with 10 ms resolution (cgroup usage is the precise figure).
-func processCPUNanos(pid int) (int64, error) {
+func ProcessCPUNanos(pid int) (int64, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
@@ -39,8 +39,8 @@ func processCPUNanos(pid int) (int64, error) {
 	return (utime + stime) * (1e9 / clockTicksPerSecond), nil
 }
 
-// maxRSSBytes is VmHWM, the resident-set high-water mark of a process.
-func maxRSSBytes(pid int) (int64, error) {
+// MaxRSSBytes is VmHWM, the resident-set high-water mark of a process.
+func MaxRSSBytes(pid int) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
