@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Checks a running local cluster (up.sh) end to end with a FROM-scratch image
+# built here: a Deployment with limits == requests (cpu 250m, memory 64Mi)
+# and imagePullPolicy: Never, a ClusterIP Service reached from the host and
+# from a Job, kubectl logs, port-forward and the API server's pod proxy, the
+# kubelet's cAdvisor metrics (CFS throttling), the pod's cgroup limits and a
+# server-side dry run. Removes its namespace afterwards (--keep leaves it).
+# Prints one line per check and `N passed, N failed`. Run as root.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+keep=
+[ "${1:-}" = --keep ] && keep=1
+ns=perfgate-smoke
+kc() { "$bin/kubectl" --kubeconfig "$kubeconfig" "$@"; }
+passed=0 failed=0
+check() {
+  local name=$1
+  shift
+  if out=$("$@" 2>&1); then
+    passed=$((passed + 1))
+    echo "ok    $name${out:+: $(head -c 200 <<<"$out" | tr '\n' ' ')}"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  $name: $(tail -c 600 <<<"$out")"
+  fi
+}
+finish() {
+  [ -n "${pf_pid:-}" ] && kill "$pf_pid" 2>/dev/null
+  [ -n "$keep" ] || kc delete namespace "$ns" --wait=false >/dev/null 2>&1
+  echo "$passed passed, $failed failed"
+  [ "$failed" = 0 ]
+  exit
+}
+trap finish EXIT
+kc get --raw /readyz >/dev/null || { echo "FAIL  the cluster is not up: run $here/up.sh"; failed=1; exit 1; }
+
+# A namespace left by an earlier --keep run goes first.
+kc delete namespace "$ns" --ignore-not-found --timeout=60s >/dev/null
+
+work=$(mktemp -d)
+tag=smoke-$(date +%s)
+image=perfgate.local/smoke:$tag
+(cd "$here/smoke" && GOFLAGS='' CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -ldflags '-s -w' -o "$work/smoke" main.go)
+"$here/mkimage.sh" "$work/smoke" "$image" "$work/smoke.tar"
+check "load-image.sh imports the archive" bash -c "'$here/load-image.sh' '$work/smoke.tar' | grep -x '$image'"
+rm -rf "$work"
+
+manifest() {
+  cat <<EOF
+apiVersion: v1
+kind: Namespace
+metadata: {name: $ns}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: smoke, namespace: $ns}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: smoke}}
+  template:
+    metadata: {labels: {app: smoke}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: smoke
+        image: $image
+        imagePullPolicy: Never
+        ports: [{containerPort: 8080}]
+        resources:
+          requests: {cpu: 250m, memory: 64Mi}
+          limits: {cpu: 250m, memory: 64Mi}
+        readinessProbe: {httpGet: {path: /, port: 8080}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: smoke, namespace: $ns}
+spec:
+  selector: {app: smoke}
+  ports: [{port: 80, targetPort: 8080}]
+EOF
+}
+t0=$(date +%s.%N)
+manifest | kc apply -f - >/dev/null
+check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=90s
+# A server-side dry run of a change: admitted and reported, not applied.
+dry_run() {
+  manifest | sed 's/replicas: 1/replicas: 3/' | kc apply --dry-run=server -f - | grep 'deployment.apps/smoke configured (server dry run)' &&
+    [ "$(kc -n "$ns" get deployment smoke -o jsonpath='{.spec.replicas}')" = 1 ]
+}
+check "server-side dry run (kubectl apply --dry-run=server)" dry_run
+echo "      time to Ready: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+pod=$(kc -n "$ns" get pods -l app=smoke -o jsonpath='{.items[0].metadata.name}')
+cid=$(kc -n "$ns" get pod "$pod" -o jsonpath='{.status.containerStatuses[0].containerID}')
+cid=${cid#containerd://}
+cip=$(kc -n "$ns" get service smoke -o jsonpath='{.spec.clusterIP}')
+qos() { [ "$(kc -n "$ns" get pod "$pod" -o jsonpath='{.status.qosClass}')" = Guaranteed ]; }
+check "pod QoS class Guaranteed" qos
+cg=$(find /sys/fs/cgroup/cpu"$cgroup_root" -type d -name "$cid" 2>/dev/null | head -1)
+check "container cgroup cpu.cfs_quota_us = 25000" grep -qx 25000 "$cg/cpu.cfs_quota_us"
+check "container cgroup memory.limit_in_bytes = 64Mi" grep -qx 67108864 "${cg/\/cpu\//\/memory\/}/memory.limit_in_bytes"
+# kube-proxy programs the Service a moment after the endpoint is ready.
+for _ in $(seq 20); do curl -fsS --max-time 1 "http://$cip/" >/dev/null 2>&1 && break; sleep 0.5; done
+check "ClusterIP $cip answers from the host" curl -fsS --max-time 5 "http://$cip/"
+
+kc apply -f - >/dev/null <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: smoke-client, namespace: $ns}
+spec:
+  backoffLimit: 0
+  activeDeadlineSeconds: 60
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: client
+        image: $image
+        imagePullPolicy: Never
+        args: [get, "http://$cip/"]
+EOF
+check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=60s
+job_logs() { kc -n "$ns" logs job/smoke-client | grep '200 OK'; }
+server_logs() { kc -n "$ns" logs "$pod" | grep -m1 'GET /'; }
+check "kubectl logs of the Job" job_logs
+check "kubectl logs of the server" server_logs
+
+port=$((20000 + RANDOM % 10000))
+kc -n "$ns" port-forward "pod/$pod" "$port:8080" >/dev/null 2>&1 &
+pf_pid=$!
+for _ in $(seq 40); do curl -fsS --max-time 1 "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.25; done
+check "kubectl port-forward" curl -fsS --max-time 5 "http://127.0.0.1:$port/"
+kill "$pf_pid" 2>/dev/null
+pf_pid=
+check "API server proxy to the pod" kc get --raw "/api/v1/namespaces/$ns/pods/$pod:8080/proxy/"
+check "API server proxy to the Service" kc get --raw "/api/v1/namespaces/$ns/services/smoke:80/proxy/"
+
+# Two cores' worth of demand against a 250m limit: throttled for sure.
+for _ in 1 2 3 4; do curl -fsS --max-time 10 "http://$cip/burn?ms=400" >/dev/null & done
+wait
+throttled() {
+  kc get --raw "/api/v1/nodes/$node_name/proxy/metrics/cadvisor" |
+    grep -E "^container_cpu_cfs_throttled_periods_total\{.*container=\"smoke\".*namespace=\"$ns\"" |
+    awk '{ if ($NF > 0) { print; found = 1 } } END { exit !found }'
+}
+for _ in $(seq 20); do throttled >/dev/null 2>&1 && break; sleep 1; done
+check "cAdvisor metrics: container_cpu_cfs_throttled_periods_total > 0 with pod labels" throttled
+job_node() { [ "$(kc -n "$ns" get pods -l job-name=smoke-client -o jsonpath='{.items[0].spec.nodeName}')" = "$node_name" ]; }
+check "the Job ran on $node_name" job_node
