@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # All tests: formatting, vet, the engine's unit and end-to-end tests (real
-# processes, cgroups and profiles), the example service and its planted
+# processes, cgroups, containers and profiles), the example service and its planted
 # regressions, and the action's unit tests (fake GitHub API checked against
 # GitHub's REST description) and end-to-end run through @github/local-action.
 set -euo pipefail
@@ -13,6 +13,15 @@ if [ -n "$unformatted" ]; then
   echo "gofmt: these files need formatting:" >&2
   echo "$unformatted" >&2
   exit 1
+fi
+
+if [ "$(id -u)" = 0 ]; then
+  # The docker target's tests run against a private engine (its own socket,
+  # data root and bridge rules), removed again however this script ends.
+  echo "==> a private Docker engine for the docker target's tests"
+  docker_host=$(bash "$root/scripts/docker/up.sh" | tail -1)
+  export "${docker_host?}"
+  trap 'bash "$root/scripts/docker/down.sh"' EXIT
 fi
 
 echo "==> engine: go vet"

@@ -15,6 +15,11 @@ if ! command -v dockerd >/dev/null || ! command -v docker >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
 fi
 mkdir -p "$state"
+# dockerd turns on IP forwarding and sets the FORWARD policy to DROP; keep
+# what the host had so down.sh can put it back.
+if [ ! -f "$state/host-state" ]; then
+  printf '%s %s\n' "$(cat /proc/sys/net/ipv4/ip_forward)" "$(iptables -S FORWARD 2>/dev/null | awk '/^-P FORWARD/ {print $3}')" >"$state/host-state"
+fi
 dockerd --data-root /var/lib/perfgate-docker --exec-root "$state/exec" --pidfile "$state.pid" \
   -H "$sock" >"$state/dockerd.log" 2>&1 &
 for _ in $(seq 60); do

@@ -98,11 +98,14 @@ type gateResult struct {
 	report         *report.Report
 }
 
-func runGateCommand(t *testing.T, configPath, base, head string) gateResult {
+// runGateCommand runs perfgate gate with extra flags (e.g. --target) and
+// reads the report it wrote.
+func runGateCommand(t *testing.T, configPath, base, head string, extra ...string) gateResult {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "results")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"gate", "--config", configPath, "--base", base, "--head", head, "--out", out}, &stdout, &stderr)
+	args := append([]string{"gate", "--config", configPath, "--base", base, "--head", head, "--out", out}, extra...)
+	code := run(context.Background(), args, &stdout, &stderr)
 	g := gateResult{code: code, stdout: stdout.String(), stderr: stderr.String(), out: out}
 	if data, err := os.ReadFile(filepath.Join(out, "report.json")); err == nil {
 		g.report = &report.Report{}

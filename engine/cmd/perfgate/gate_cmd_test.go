@@ -30,8 +30,8 @@ func TestGateFlagErrors(t *testing.T) {
 // before anything is built (here one this version cannot run yet).
 func TestGateTargetOverridesConfig(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"gate", "--config", writeConfig(t, decisiveExperiment), "--base", t.TempDir(), "--head", t.TempDir(), "--target", "docker", "--out", t.TempDir()}, &stdout, &stderr)
-	if code != 2 || !strings.Contains(stderr.String()+stdout.String(), `target: "docker"`) {
-		t.Errorf("exit %d, output %q; want the config error naming target docker", code, stderr.String()+stdout.String())
+	code := run(context.Background(), []string{"gate", "--config", writeConfig(t, decisiveExperiment), "--base", t.TempDir(), "--head", t.TempDir(), "--target", "kind", "--out", t.TempDir()}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String()+stdout.String(), `target: "kind"`) {
+		t.Errorf("exit %d, output %q; want the config error naming target kind", code, stderr.String()+stdout.String())
 	}
 }

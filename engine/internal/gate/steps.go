@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/target/docker"
 	"github.com/perfgate/perfgate/engine/internal/target/local"
 )
 
@@ -51,8 +52,8 @@ func loadConfig(path, targetOverride string) (*config.Config, error) {
 	if targetOverride != "" {
 		cfg.Target = targetOverride
 	}
-	if cfg.Target != "local" {
-		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: local", path, cfg.Target)
+	if _, ok := targets[cfg.Target]; !ok {
+		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: local or docker", path, cfg.Target)
 	}
 	return cfg, nil
 }
@@ -134,10 +135,16 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 	return binaries, nil
 }
 
-// measure prepares the local target and runs the experiment on the built
+// targets build the target a config names.
+var targets = map[string]func(cgroup.Limits, string) target.Target{
+	"local":  func(l cgroup.Limits, gomaxprocs string) target.Target { return local.New(l, gomaxprocs) },
+	"docker": func(l cgroup.Limits, gomaxprocs string) target.Target { return docker.New(l, gomaxprocs) },
+}
+
+// measure prepares the configured target and runs the experiment on the built
 // binaries: both sides in pairs, or onlySide alone for a recording.
 func (g *invocation) measure(ctx context.Context, binaries map[string]string, onlySide string) error {
-	tg := local.New(cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)}, g.cfg.Service.Env["GOMAXPROCS"])
+	tg := targets[g.cfg.Target](cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)}, g.cfg.Service.Env["GOMAXPROCS"])
 	defer tg.Close()
 	env, err := tg.Prepare(ctx)
 	g.rep.Environment.Environment = env

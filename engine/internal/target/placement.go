@@ -79,3 +79,43 @@ func ChooseGOMAXPROCS(cpuMillicores int64, fromServiceEnv string) (n int, source
 	}
 	return n, "set by service.env", warning, nil
 }
+
+// Placement is where the service and perfgate's load generator run.
+type Placement struct {
+	// Service and Generator are nil when nothing is pinned (one CPU).
+	Service, Generator []int
+	// original is perfgate's affinity before Place, restored by Undo.
+	original []int
+}
+
+// Place splits perfgate's CPUs between the service and the load generator
+// (SplitCPUs) and pins perfgate to the generator's share. The warnings say
+// when the split leaves the service less than its limit or nothing at all.
+func Place(cpuMillicores int64) (Placement, []string, error) {
+	allowed, err := AllowedCPUs()
+	if err != nil {
+		return Placement{}, nil, fmt.Errorf("read CPU affinity: %w", err)
+	}
+	service, generator := SplitCPUs(allowed, float64(cpuMillicores)/1000)
+	if service == nil {
+		return Placement{}, []string{"only one CPU is available: the service and the load generator share it, so load generation steals CPU from the service"}, nil
+	}
+	var warnings []string
+	if need := int(math.Ceil(float64(cpuMillicores) / 1000)); need > len(service) {
+		warnings = append(warnings, fmt.Sprintf(
+			"resources.cpu %gm needs %d CPUs but %d of the %d available are left for the service after the load generator's; it cannot use its whole quota, so lower resources.cpu or run on a bigger machine",
+			float64(cpuMillicores), need, len(service), len(allowed)))
+	}
+	if err := PinSelf(generator); err != nil {
+		return Placement{}, warnings, err
+	}
+	return Placement{Service: service, Generator: generator, original: allowed}, warnings, nil
+}
+
+// Undo restores perfgate's affinity from before Place.
+func (p Placement) Undo() error {
+	if p.original == nil {
+		return nil
+	}
+	return PinSelf(p.original)
+}

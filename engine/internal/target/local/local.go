@@ -5,7 +5,6 @@ package local
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
@@ -19,13 +18,10 @@ type Target struct {
 	// value derived from the CPU limit.
 	userGOMAXPROCS string
 
-	hierarchy     *cgroup.Hierarchy // nil when unconfined
-	env           target.Environment
-	gomaxprocs    int
-	serviceCPUs   []int
-	generatorCPUs []int
-	// originalCPUs restores perfgate's own affinity on Close.
-	originalCPUs []int
+	hierarchy  *cgroup.Hierarchy // nil when unconfined
+	env        target.Environment
+	gomaxprocs int
+	placement  target.Placement
 
 	mu   sync.Mutex
 	live map[*process]bool
@@ -64,25 +60,13 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	}
 	t.gomaxprocs, t.env.GOMAXPROCS, t.env.GOMAXPROCSSource = gomaxprocs, gomaxprocs, source
 
-	allowed, err := target.AllowedCPUs()
+	placement, warnings, err := target.Place(t.limits.CPUMillicores)
+	t.env.Warnings = append(t.env.Warnings, warnings...)
 	if err != nil {
-		return t.env, fmt.Errorf("read CPU affinity: %w", err)
-	}
-	t.serviceCPUs, t.generatorCPUs = target.SplitCPUs(allowed, float64(t.limits.CPUMillicores)/1000)
-	if t.serviceCPUs == nil {
-		t.env.Warnings = append(t.env.Warnings, "only one CPU is available: the service and the load generator share it, so load generation steals CPU from the service")
-		return t.env, nil
-	}
-	if need := int(math.Ceil(float64(t.limits.CPUMillicores) / 1000)); need > len(t.serviceCPUs) {
-		t.env.Warnings = append(t.env.Warnings, fmt.Sprintf(
-			"resources.cpu %gm needs %d CPUs but %d of the %d available are left for the service after the load generator's; it cannot use its whole quota, so lower resources.cpu or run on a bigger machine",
-			float64(t.limits.CPUMillicores), need, len(t.serviceCPUs), len(allowed)))
-	}
-	if err := target.PinSelf(t.generatorCPUs); err != nil {
 		return t.env, err
 	}
-	t.originalCPUs = allowed
-	t.env.ServiceCPUs, t.env.GeneratorCPUs = t.serviceCPUs, t.generatorCPUs
+	t.placement = placement
+	t.env.ServiceCPUs, t.env.GeneratorCPUs = placement.Service, placement.Generator
 	return t.env, nil
 }
 
@@ -117,10 +101,7 @@ func (t *Target) Close() error {
 	for _, p := range live {
 		p.Stop()
 	}
-	if t.originalCPUs != nil {
-		return target.PinSelf(t.originalCPUs)
-	}
-	return nil
+	return t.placement.Undo()
 }
 
 func (t *Target) track(p *process, alive bool) {

@@ -18,12 +18,13 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
-// buildSvc compiles testdata/svc once per test binary.
+// buildSvc compiles ../testdata/svc (shared by the targets' tests) once
+// per test binary.
 func buildSvc(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(os.TempDir(), "perfgate-local-test-svc")
 	if _, err := os.Stat(bin); err != nil {
-		out, err := exec.Command("go", "build", "-o", bin, "./testdata/svc").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", bin, "../testdata/svc").CombinedOutput()
 		if err != nil {
 			t.Fatalf("build test service: %v\n%s", err, out)
 		}

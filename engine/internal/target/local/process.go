@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +67,7 @@ func (t *Target) startOnce(ctx context.Context, spec target.Spec) (*process, err
 		p.Stop()
 		return nil, err
 	}
-	if err := p.waitReady(ctx, spec); err != nil {
+	if err := target.WaitReady(ctx, p.url, spec, p.exited, func() string { return fmt.Sprint(p.waitErr) }); err != nil {
 		exit := p.Stop()
 		if se, ok := err.(*target.StartError); ok {
 			se.Exit = exit
@@ -86,7 +85,7 @@ func (p *process) launch(spec target.Spec, addr string, port int) error {
 	if p.stderr, err = os.Create(filepath.Join(spec.LogDir, "stderr.log")); err != nil {
 		return err
 	}
-	shim := shimSpec{Binary: spec.Binary, CPUs: p.t.serviceCPUs}
+	shim := shimSpec{Binary: spec.Binary, CPUs: p.t.placement.Service}
 	if p.t.hierarchy != nil {
 		if p.group, err = p.t.hierarchy.Create(p.t.limits); err != nil {
 			return fmt.Errorf("create the run's cgroup: %w", err)
@@ -117,40 +116,6 @@ func (p *process) launch(spec target.Spec, addr string, port int) error {
 		close(p.exited)
 	}()
 	return nil
-}
-
-// waitReady polls the readiness path and races it against the process
-// exiting, so a service that dies at start-up fails at once.
-func (p *process) waitReady(ctx context.Context, spec target.Spec) error {
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	deadline := time.NewTimer(spec.ReadyTimeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	lastProblem := "no answer yet"
-	for {
-		select {
-		case <-p.exited:
-			return &target.StartError{Reason: fmt.Sprintf("the service exited during start-up (%v) before %s answered", p.waitErr, spec.Ready)}
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-deadline.C:
-			return &target.StartError{Reason: fmt.Sprintf(
-				"the service did not become ready within %v: GET %s gave %s; check service.ready and service.args (it must listen on {addr}), or raise service.ready_timeout",
-				spec.ReadyTimeout, spec.Ready, lastProblem)}
-		case <-tick.C:
-			resp, err := client.Get(p.url + spec.Ready)
-			if err != nil {
-				lastProblem = err.Error()
-				continue
-			}
-			resp.Body.Close()
-			if resp.StatusCode/100 == 2 {
-				return nil
-			}
-			lastProblem = resp.Status
-		}
-	}
 }
 
 func (p *process) BaseURL() string         { return p.url }
@@ -209,7 +174,7 @@ func (p *process) Stop() target.Exit {
 			}
 		}
 		if p.stderr != nil {
-			p.exit.StderrTail = tail(p.stderr.Name(), 20, 4096)
+			p.exit.StderrTail = target.FileTail(p.stderr.Name(), 20, 4096)
 		}
 	})
 	return p.exit
@@ -233,27 +198,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tail returns at most the last n lines of the file's last maxBytes bytes.
-func tail(path string, n int, maxBytes int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	start := max(0, info.Size()-maxBytes)
-	buf := make([]byte, info.Size()-start)
-	if _, err := f.ReadAt(buf, start); err != nil {
-		return ""
-	}
-	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

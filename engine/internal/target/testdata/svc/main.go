@@ -1,4 +1,4 @@
-// Command svc is a tiny service with failure modes for the local target's
+// Command svc is a tiny service with failure modes for the targets'
 // tests: it can die at start-up, never become ready, or hog memory.
 package main
 

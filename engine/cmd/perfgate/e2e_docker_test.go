@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// requireDocker skips a test when no Docker engine answers, unless
+// PERFGATE_REQUIRE_DOCKER=1 (scripts/test.sh starts a private engine and
+// sets it), where a missing engine is a failure rather than a skip.
+func requireDocker(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the docker target reads container cgroups (root)")
+	}
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		if os.Getenv("PERFGATE_REQUIRE_DOCKER") == "1" {
+			t.Fatalf("PERFGATE_REQUIRE_DOCKER=1 but `docker info` fails: %v (DOCKER_HOST=%q)", err, os.Getenv("DOCKER_HOST"))
+		}
+		t.Skip("no Docker engine answers; scripts/docker/up.sh starts one")
+	}
+}
+
+// dockerLeftovers lists containers and images perfgate labelled that are
+// still there.
+func dockerLeftovers(t *testing.T) []string {
+	t.Helper()
+	var found []string
+	for _, args := range [][]string{
+		{"container", "ls", "--all", "--filter", "label=perfgate.run", "--format", "container {{.Names}} {{.Status}}"},
+		{"image", "ls", "--filter", "label=perfgate.run", "--format", "image {{.Repository}}:{{.Tag}}"},
+	} {
+		out, err := exec.Command("docker", args...).Output()
+		if err != nil {
+			t.Fatalf("docker %v: %v", args, err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if line != "" {
+				found = append(found, line)
+			}
+		}
+	}
+	return found
+}
+
+func dockerConfig(t *testing.T, cpu, memory string, rate int) string {
+	cfg := strings.Replace(fmt.Sprintf(shortExperiment, "30s", memory), `cpu: "1"`, "cpu: "+cpu, 1)
+	cfg = strings.Replace(cfg, "rate: 200", fmt.Sprintf("rate: %d", rate), 1)
+	return writeConfig(t, cfg+"target: docker\n")
+}
+
+// TestDockerGateThrottlesAtATenthOfACPU runs the service in a container at
+// a tenth of a core under a load that needs more: the container's cgroup
+// throttles it, the report shows it, and the hint says so.
+func TestDockerGateThrottlesAtATenthOfACPU(t *testing.T) {
+	requireDocker(t)
+	g := runGateCommand(t, dockerConfig(t, "100m", "256Mi", 400), exampleService(t), regressedHead(t, ""))
+	if g.report == nil || g.report.Verdict == "regression" || g.report.Environment.Target != "docker" {
+		t.Fatalf("exit %d, want a docker report and no regression", g.code)
+	}
+	throttled := 0
+	for _, r := range g.report.Runs {
+		if r.Figures.ThrottledRatio >= 0.1 {
+			throttled++
+		}
+	}
+	if throttled == 0 {
+		t.Errorf("no run was throttled in a tenth of its periods at 100m and 400 req/s")
+	}
+	if !hasHint(g.report, "cpu-throttling") {
+		t.Errorf("no cpu-throttling hint: %+v", g.report.Hints)
+	}
+	md, err := os.ReadFile(filepath.Join(g.out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "of its scheduling periods") {
+		t.Errorf("report.md does not show the throttling hint (err %v)", err)
+	}
+	if l := dockerLeftovers(t); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}
+
+func TestDockerGateTinyMemoryIsInvalidOOM(t *testing.T) {
+	requireDocker(t)
+	g := runGateCommand(t, dockerConfig(t, `"1"`, "8Mi", 200), exampleService(t), regressedHead(t, ""))
+	if g.code != 4 || g.report == nil || g.report.Verdict != "invalid" {
+		t.Fatalf("exit %d, want 4 with verdict invalid", g.code)
+	}
+	if !strings.Contains(g.report.Reason, "OOM-killed") {
+		t.Errorf("reason %q does not say OOM-killed", g.report.Reason)
+	}
+	if !hasHint(g.report, "oom-killed") {
+		t.Errorf("no oom-killed hint: %+v", g.report.Hints)
+	}
+	if l := dockerLeftovers(t); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}
+
+// TestDockerGateWithoutAnEngineIsAnInfrastructureError points DOCKER_HOST
+// at a socket nobody listens on: exit 3, and the message says how to
+// start Docker.
+func TestDockerGateWithoutAnEngineIsAnInfrastructureError(t *testing.T) {
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("the docker command is not installed")
+	}
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "nobody.sock"))
+	g := runGateCommand(t, dockerConfig(t, `"1"`, "256Mi", 200), exampleService(t), exampleService(t))
+	if g.code != 3 || g.report == nil || g.report.Verdict != "error" {
+		t.Fatalf("exit %d, want 3 with verdict error", g.code)
+	}
+	for _, want := range []string{"no Docker engine answers at unix://", "systemctl start docker", "DOCKER_HOST"} {
+		if !strings.Contains(g.stderr, want) || !strings.Contains(g.report.Reason, want) {
+			t.Errorf("stderr and reason should say %q; reason %q", want, g.report.Reason)
+		}
+	}
+}
+
+// TestSameNumbersLocalAndDocker gates the planted allocation regression on
+// the local and the docker target: the same verdict, and allocations per
+// request (a property of the code, not of where it runs) within 1%. The
+// windows are longer than the decisive experiment's: the profile requests
+// perfgate makes during a window allocate too, about one allocation per
+// request at 200 requests a window, which alone would be a 1% swing.
+func TestSameNumbersLocalAndDocker(t *testing.T) {
+	requireDocker(t)
+	head := regressedHead(t, "alloc-sprintf.patch")
+	cfg := strings.Replace(strings.Replace(decisiveExperiment, "rate: 200", "rate: 400", 1), "duration: 1s", "duration: 2s", 1)
+	allocs := map[string][2]float64{}
+	for _, tg := range []string{"local", "docker"} {
+		g := runGateCommand(t, writeConfig(t, cfg), exampleService(t), head, "--target", tg)
+		if g.code != 1 || g.report == nil || g.report.Verdict != "regression" || metricOutcome(g.report, "allocs") != "regression" {
+			t.Fatalf("%s: exit %d, want a regression on allocs", tg, g.code)
+		}
+		for _, m := range g.report.Metrics {
+			if m.Name == "allocs" {
+				allocs[tg] = [2]float64{m.Base, m.Head}
+			}
+		}
+	}
+	for i, side := range []string{"base", "head"} {
+		l, d := allocs["local"][i], allocs["docker"][i]
+		if diff := math.Abs(d-l) / l; diff > 0.01 {
+			t.Errorf("%s allocs/req: local %.2f, docker %.2f (%.1f%% apart, want within 1%%)", side, l, d, 100*diff)
+		}
+	}
+	t.Logf("allocs/req base, head: local %v, docker %v", allocs["local"], allocs["docker"])
+	if l := dockerLeftovers(t); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}

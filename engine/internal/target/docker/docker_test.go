@@ -1,0 +1,236 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/image"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// requireDocker skips without a Docker engine, unless
+// PERFGATE_REQUIRE_DOCKER=1 (scripts/test.sh), where that is a failure.
+func requireDocker(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the docker target reads container cgroups (root)")
+	}
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		if os.Getenv("PERFGATE_REQUIRE_DOCKER") == "1" {
+			t.Fatalf("PERFGATE_REQUIRE_DOCKER=1 but `docker info` fails: %v", err)
+		}
+		t.Skip("no Docker engine answers; scripts/docker/up.sh starts one")
+	}
+}
+
+// buildSvc compiles ../testdata/svc statically (a scratch image has no C
+// library) once per test binary.
+func buildSvc(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(os.TempDir(), "perfgate-docker-test-svc")
+	if _, err := os.Stat(bin); err != nil {
+		cmd := exec.Command("go", "build", "-o", bin, "../testdata/svc")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build test service: %v\n%s", err, out)
+		}
+	}
+	return bin
+}
+
+func specFor(t *testing.T, mode string) target.Spec {
+	return target.Spec{
+		Binary:       buildSvc(t),
+		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
+		Env:          func(addr string, port int) []string { return []string{"SVC_PORT=" + strconv.Itoa(port)} },
+		Ready:        "/healthz",
+		ReadyTimeout: 10 * time.Second,
+		LogDir:       t.TempDir(),
+	}
+}
+
+func prepared(t *testing.T, limits cgroup.Limits) *Target {
+	t.Helper()
+	tg := New(limits, "")
+	if _, err := tg.Prepare(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+func docker(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("docker", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func labelled(t *testing.T, run string) string {
+	return docker(t, "container", "ls", "--all", "--quiet", "--filter", "label="+labelRun+"="+run) +
+		docker(t, "image", "ls", "--quiet", "--filter", "label="+labelRun+"="+run)
+}
+
+func TestContainerIsConfinedAndReachedWithoutDockerProxy(t *testing.T) {
+	requireDocker(t)
+	limits := cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}
+	tg := prepared(t, limits)
+	spec := specFor(t, "ok")
+	inst, err := tg.Start(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := inst.(*container)
+
+	u, _ := url.Parse(inst.BaseURL())
+	if u.Hostname() == "127.0.0.1" || u.Port() != strconv.Itoa(servicePort) {
+		t.Errorf("BaseURL %s: load should go to the container's bridge address, not through docker-proxy", inst.BaseURL())
+	}
+	resp, err := http.Get(inst.BaseURL() + "/gomaxprocs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.TrimSpace(string(body)) != "1" {
+		t.Errorf("GOMAXPROCS %q in the container, want 1 for a 500m limit", body)
+	}
+
+	got, err := c.group.Limits()
+	if err != nil || got.CPUMillicores != 500 || got.MemoryBytes != 64<<20 {
+		t.Errorf("container cgroup limits %+v (%v), want 500m and 64Mi", got, err)
+	}
+	counters, err := inst.Counters()
+	if err != nil || counters.Cgroup == nil || counters.Cgroup.CPUUsageNanos == 0 || counters.MaxRSSBytes == 0 {
+		t.Errorf("counters %+v (%v), want CPU usage and a memory high-water mark", counters, err)
+	}
+	ports := docker(t, "container", "port", c.id)
+	if !strings.HasPrefix(ports, "8080/tcp -> 127.0.0.1:") || strings.Count(ports, "\n") != 0 {
+		t.Errorf("published ports %q, want 8080 on 127.0.0.1 only", ports)
+	}
+	if cpus := docker(t, "container", "inspect", "--format", "{{.HostConfig.CpusetCpus}}", c.id); tg.placement.Service != nil && cpus != joinInts(tg.placement.Service) {
+		t.Errorf("cpuset %q, want the service's CPUs %v", cpus, tg.placement.Service)
+	}
+
+	exit := inst.Stop()
+	if exit.ExitedOnItsOwn || exit.OOMKilled {
+		t.Errorf("exit %+v, want a plain stop", exit)
+	}
+	if logs, _ := os.ReadFile(filepath.Join(spec.LogDir, "stderr.log")); !strings.Contains(string(logs), "listening on 0.0.0.0:8080") {
+		t.Errorf("stderr.log %q lacks the service's own log line", logs)
+	}
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := labelled(t, tg.run); left != "" {
+		t.Errorf("containers or images left after Close: %s", left)
+	}
+}
+
+func TestServiceDyingAtStartFailsFastWithItsStderr(t *testing.T) {
+	requireDocker(t)
+	tg := prepared(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
+	start := time.Now()
+	_, err := tg.Start(context.Background(), specFor(t, "die"))
+	var se *target.StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v, want a StartError", err)
+	}
+	if time.Since(start) > 8*time.Second || !se.Exit.ExitedOnItsOwn || se.Exit.Code != 3 ||
+		!strings.Contains(err.Error(), "cannot open database") || !strings.Contains(err.Error(), "exit code 3") {
+		t.Errorf("after %v: %v (exit %+v); want a fast failure with exit code 3 and the service's stderr", time.Since(start), err, se.Exit)
+	}
+	if left := docker(t, "container", "ls", "--all", "--quiet", "--filter", "label="+labelRun+"="+tg.run); left != "" {
+		t.Errorf("the dead container was not removed: %s", left)
+	}
+}
+
+func TestContainerOverItsMemoryLimitIsOOMKilled(t *testing.T) {
+	requireDocker(t)
+	tg := prepared(t, cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 24 << 20})
+	inst, err := tg.Start(context.Background(), specFor(t, "ok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.Get(inst.BaseURL() + "/hog"); err == nil {
+		resp.Body.Close()
+	}
+	select {
+	case <-inst.Exited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the container outlived 64 MiB of allocations under a 24 MiB limit")
+	}
+	exit := inst.Stop()
+	if !exit.OOMKilled || !exit.ExitedOnItsOwn || exit.Code != 137 {
+		t.Errorf("exit %+v, want OOM-killed on its own with code 137", exit)
+	}
+}
+
+// TestPrepareSweepsWhatDeadRunsLeft plants a container and an image labelled
+// as a dead perfgate's, and a container of a live one: Prepare removes the
+// first two and leaves the live run's alone.
+func TestPrepareSweepsWhatDeadRunsLeft(t *testing.T) {
+	requireDocker(t)
+	host, _ := os.Hostname()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadPID := strconv.Itoa(dead.Process.Pid)
+	archive := filepath.Join(t.TempDir(), "stale.tar")
+	stale := "perfgate/service:stale-" + randomHex(3)
+	if _, err := image.WriteArchive(archive, image.Spec{Ref: stale, Binary: buildSvc(t), Labels: map[string]string{
+		labelRun: "stale", labelPID: deadPID, labelHost: host,
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	docker(t, "load", "--quiet", "--input", archive)
+	labels := func(pid string) []string {
+		return []string{"--label", labelRun + "=stale", "--label", labelPID + "=" + pid, "--label", labelHost + "=" + host}
+	}
+	deadContainer := docker(t, append(append([]string{"create"}, labels(deadPID)...), stale)...)
+	liveContainer := docker(t, append(append([]string{"create"}, labels(strconv.Itoa(os.Getpid()))...), "--label", "keep=1", stale)...)
+	t.Cleanup(func() { exec.Command("docker", "rm", "--force", liveContainer).Run() })
+
+	prepared(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
+	if out, _ := exec.Command("docker", "container", "inspect", deadContainer).CombinedOutput(); !strings.Contains(string(out), "No such") {
+		t.Errorf("the dead run's container is still there")
+	}
+	if out, _ := exec.Command("docker", "container", "inspect", liveContainer).CombinedOutput(); strings.Contains(string(out), "No such") {
+		t.Errorf("a live run's container was removed")
+	}
+	// The image stays while the live run's container uses it; once that is
+	// gone, the next sweep takes the image too.
+	docker(t, "rm", "--force", liveContainer)
+	prepared(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
+	if out, _ := exec.Command("docker", "image", "inspect", stale).CombinedOutput(); !strings.Contains(string(out), "No such") {
+		t.Errorf("the dead run's image %s is still there", stale)
+	}
+}
+
+// TestNoEngineIsAnInfrastructureErrorSayingHowToStartOne needs only the
+// docker command: DOCKER_HOST points at a socket nobody listens on.
+func TestNoEngineIsAnInfrastructureErrorSayingHowToStartOne(t *testing.T) {
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("the docker command is not installed")
+	}
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "nobody.sock"))
+	_, err := New(cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}, "").Prepare(context.Background())
+	var ie *InfraError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "no Docker engine answers") || !strings.Contains(err.Error(), "systemctl start docker") {
+		t.Errorf("error %v, want an InfraError saying how to start Docker", err)
+	}
+}
