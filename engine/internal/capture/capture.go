@@ -26,11 +26,15 @@ type Client struct {
 	http   *http.Client
 }
 
-// New returns a client for the pprof prefix of a service.
-func New(baseURL, pprofPath string) *Client {
-	// No client timeout: windowed profiles take as long as the window;
-	// callers bound requests with their context.
-	return &Client{prefix: baseURL + pprofPath, http: &http.Client{}}
+// New returns a client for the pprof prefix of a service. client carries
+// the credentials of a proxied service (nil for a direct one); it must
+// have no timeout: windowed profiles take as long as the window, and
+// callers bound requests with their context.
+func New(baseURL, pprofPath string, client *http.Client) *Client {
+	if client == nil {
+		client = &http.Client{}
+	}
+	return &Client{prefix: baseURL + pprofPath, http: client}
 }
 
 // Close releases the client's idle connections to the service.

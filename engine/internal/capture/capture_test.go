@@ -24,7 +24,7 @@ import (
 // the experiment does for a service.
 func TestWindowAndSnapshot(t *testing.T) {
 	srv := pprofServer(t)
-	client := New(srv.URL, "/debug/pprof")
+	client := New(srv.URL, "/debug/pprof", nil)
 	dir := t.TempDir()
 	ctx := context.Background()
 
@@ -145,7 +145,7 @@ func TestFetchErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
-			client := New(srv.URL, "/debug/pprof")
+			client := New(srv.URL, "/debug/pprof", nil)
 			dir := t.TempDir()
 			ctx := context.Background()
 
@@ -179,13 +179,13 @@ func TestWindowStopsWithContext(t *testing.T) {
 	}))
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	w := New(srv.URL, "/debug/pprof").StartWindow(ctx, 30, t.TempDir(), []string{"cpu"})
+	w := New(srv.URL, "/debug/pprof", nil).StartWindow(ctx, 30, t.TempDir(), []string{"cpu"})
 	cancel()
 	results := w.Wait()
 	if len(results) != 1 || !strings.Contains(results[0].Error, context.Canceled.Error()) {
 		t.Fatalf("results %+v, want one that failed with %v", results, context.Canceled)
 	}
-	if _, err := New(srv.URL, "/debug/pprof").MemStats(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := New(srv.URL, "/debug/pprof", nil).MemStats(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("MemStats with a cancelled context: %v", err)
 	}
 }
@@ -230,7 +230,7 @@ func TestCloseReleasesConnections(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	client := New(srv.URL, "/debug/pprof")
+	client := New(srv.URL, "/debug/pprof", nil)
 	for range 2 {
 		if _, err := client.MemStats(context.Background()); err != nil {
 			t.Fatal(err)

@@ -198,7 +198,7 @@ func ones(n int) []uint64 {
 // they happen, and checks the pauses against the runtime's own total.
 func TestPauseDuringMatchesRuntime(t *testing.T) {
 	srv := pprofServer(t)
-	client := New(srv.URL, "/debug/pprof")
+	client := New(srv.URL, "/debug/pprof", nil)
 	// SetGCPercent(-1) also waits for a collection under way to finish.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 

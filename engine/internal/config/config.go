@@ -37,11 +37,29 @@ type Config struct {
 	Service   Service   `json:"service"`
 	Resources Resources `json:"resources"`
 	Target    string    `json:"target"` // local | docker | kind | kubernetes
-	Load      LoadSpec  `json:"load"`
-	Pairs     int       `json:"pairs"`
-	Profiles  []string  `json:"profiles"` // subset of Profiles
-	Gate      Gate      `json:"gate"`
-	Validity  Validity  `json:"validity"`
+	// Kubernetes says where and how the kubernetes target deploys.
+	Kubernetes Kubernetes `json:"kubernetes"`
+	Load       LoadSpec   `json:"load"`
+	Pairs      int        `json:"pairs"`
+	Profiles   []string   `json:"profiles"` // subset of Profiles
+	Gate       Gate       `json:"gate"`
+	Validity   Validity   `json:"validity"`
+}
+
+// Kubernetes configures the kubernetes target. Empty fields fall back to
+// the environment (KUBECONFIG, PERFGATE_KUBE_CONTEXT,
+// PERFGATE_KUBE_NAMESPACE), then to the kubeconfig's current context and a
+// namespace perfgate creates for the run.
+type Kubernetes struct {
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	Context    string `json:"context,omitempty"`
+	Namespace  string `json:"namespace,omitempty"`
+	// ImageLoad is the command that makes an image archive available to
+	// the cluster's nodes; {archive} is the docker-archive tarball and
+	// {image} its reference. Without it the images must be pullable from
+	// ImageRepository (pushed by the command).
+	ImageLoad       []string `json:"image_load,omitempty"`
+	ImageRepository string   `json:"image_repository,omitempty"`
 }
 
 // Service says how to build and start the service under test.

@@ -16,7 +16,8 @@ import (
 // level, load.requests[] a request written as a mapping), in the order the
 // documentation lists them.
 var keys = map[string][]string{
-	"":                {"version", "service", "resources", "target", "load", "pairs", "profiles", "gate", "validity"},
+	"":                {"version", "service", "resources", "target", "kubernetes", "load", "pairs", "profiles", "gate", "validity"},
+	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
 	"service":         {"package", "args", "env", "ready", "pprof", "ready_timeout"},
 	"resources":       {"cpu", "memory"},
 	"load":            {"rate", "warmup", "duration", "timeout", "requests"},
@@ -131,6 +132,8 @@ func (d *diagnostics) config(root *yaml.Node, c *Config) {
 			})
 		case "target":
 			scalarInto(d, v, f, targetWant(), parseString, &c.Target)
+		case "kubernetes":
+			d.kubernetes(v, f, &c.Kubernetes)
 		case "load":
 			d.load(v, f, &c.Load)
 		case "pairs":
@@ -152,6 +155,23 @@ func (d *diagnostics) config(root *yaml.Node, c *Config) {
 					scalarInto(d, v, f, fractionWant, ParseFraction, &c.Validity.MaxGeneratorCPU)
 				}
 			})
+		}
+	})
+}
+
+func (d *diagnostics) kubernetes(n *yaml.Node, field string, k *Kubernetes) {
+	d.mapping(n, field, func(key string, v *yaml.Node, f string) {
+		switch key {
+		case "kubeconfig":
+			scalarInto(d, v, f, "a path to a kubeconfig file", parseString, &k.Kubeconfig)
+		case "context":
+			scalarInto(d, v, f, "a context name from the kubeconfig", parseString, &k.Context)
+		case "namespace":
+			scalarInto(d, v, f, "a namespace name like perf", parseString, &k.Namespace)
+		case "image_load":
+			d.stringList(v, f, `a command like [kind, load, image-archive, "{archive}"]`, &k.ImageLoad)
+		case "image_repository":
+			scalarInto(d, v, f, "an image repository like registry.example.com/team/perfgate", parseString, &k.ImageRepository)
 		}
 	})
 }

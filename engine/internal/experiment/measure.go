@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/capture"
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -59,9 +60,12 @@ func measure(ctx context.Context, o Options, side string, pair, order int) (repo
 	defer inst.Stop()
 	r.Timing.StartToReadyMs = ms(time.Since(began))
 
-	gen := load.New(inst.BaseURL(), cfg.Load.Rate, cfg.Load.Timeout.Std(), requests(cfg.Load.Requests))
+	gen, err := generator(inst, cfg)
+	if err != nil {
+		return abandoned(ctx, r, inst, err), err
+	}
 	defer gen.Close()
-	m := &measurement{o: o, inst: inst, gen: gen, dir: dir, r: &r, client: capture.New(inst.BaseURL(), cfg.Service.Pprof)}
+	m := &measurement{o: o, inst: inst, gen: gen, dir: dir, r: &r, client: profileClient(inst, cfg.Service.Pprof)}
 	if err := m.warmUpAndStartProfiles(ctx); err != nil {
 		return abandoned(ctx, r, inst, err), err
 	}
@@ -85,11 +89,29 @@ func measure(ctx context.Context, o Options, side string, pair, order int) (repo
 	return r, nil
 }
 
+// generator is the load generator for inst: perfgate's own, or the one
+// its target runs elsewhere.
+func generator(inst target.Instance, cfg *config.Config) (load.Attacker, error) {
+	if remote, ok := inst.(target.RemoteLoad); ok {
+		return remote.Generator(cfg.Load.Rate, cfg.Load.Timeout.Std(), requests(cfg.Load.Requests))
+	}
+	return load.New(inst.BaseURL(), cfg.Load.Rate, cfg.Load.Timeout.Std(), requests(cfg.Load.Requests)), nil
+}
+
+// profileClient reaches inst's pprof endpoints, directly or through the
+// proxy its target provides.
+func profileClient(inst target.Instance, pprofPath string) *capture.Client {
+	if p, ok := inst.(target.Proxied); ok {
+		return capture.New(p.ControlURL(), pprofPath, p.ControlClient())
+	}
+	return capture.New(inst.BaseURL(), pprofPath, nil)
+}
+
 // measurement is the state of one run between start and stop.
 type measurement struct {
 	o      Options
 	inst   target.Instance
-	gen    *load.Generator
+	gen    load.Attacker
 	client *capture.Client
 	dir    string
 	r      *report.Run

@@ -23,6 +23,13 @@ type Request struct {
 	Body    string
 }
 
+// Attacker is a load generator: Generator here, or one a target runs
+// elsewhere (the kubernetes target runs it inside the cluster).
+type Attacker interface {
+	Attack(ctx context.Context, a Attack) (Summary, error)
+	Close()
+}
+
 // Generator attacks one service instance. It keeps its connections across
 // the warm-up and the measured window, as a real client pool would: each
 // attack needs its own vegeta.Attacker (one that finished stays stopped),

@@ -7,9 +7,11 @@ package target
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/load"
 )
 
 // Spec is one service process to start.
@@ -49,6 +51,22 @@ type Instance interface {
 	// Stop ends the process (and anything it started) and reports how it
 	// ended. It is safe to call more than once.
 	Stop() Exit
+}
+
+// Proxied is an Instance perfgate reaches through a proxy for readiness,
+// profiles and MemStats (the Kubernetes API server's pod proxy): requests
+// go to ControlURL with ControlClient, which carries the credentials.
+// Instances without it are reached at BaseURL directly.
+type Proxied interface {
+	ControlURL() string
+	ControlClient() *http.Client
+}
+
+// RemoteLoad is an Instance whose load comes from a generator the target
+// runs elsewhere (inside the cluster); the others are attacked at BaseURL
+// by perfgate itself.
+type RemoteLoad interface {
+	Generator(rate float64, timeout time.Duration, requests []load.Request) (load.Attacker, error)
 }
 
 // Environment is what a target knows about where it runs the service.

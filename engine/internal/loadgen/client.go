@@ -1,0 +1,93 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/load"
+)
+
+// Remote is a generator on a load-generator server, reached at serverURL
+// with client (the API server's pod proxy and its credentials). It
+// implements load.Attacker.
+type Remote struct {
+	serverURL string
+	client    *http.Client
+	id        string
+}
+
+// Create makes a generator on the server for the service at spec.URL
+// (as the server sees it) and waits until the server reaches spec.Ready.
+func Create(ctx context.Context, serverURL string, client *http.Client, spec NewGenerator) (*Remote, error) {
+	var created struct{ ID string }
+	if err := call(ctx, client, http.MethodPost, serverURL+"/generators", spec, &created); err != nil {
+		return nil, err
+	}
+	return &Remote{serverURL: serverURL, client: client, id: created.ID}, nil
+}
+
+// Attack runs one attack on the server and writes its results to a.Out.
+func (r *Remote) Attack(ctx context.Context, a load.Attack) (load.Summary, error) {
+	req := AttackRequest{Name: a.Name, Duration: a.Duration, CountFrom: -1, KeepResults: a.Out != nil}
+	if !a.CountFrom.IsZero() {
+		req.CountFrom = max(0, time.Until(a.CountFrom))
+	}
+	var resp AttackResponse
+	if err := call(ctx, r.client, http.MethodPost, r.serverURL+"/generators/"+r.id+"/attack", req, &resp); err != nil {
+		return load.Summary{}, err
+	}
+	if a.Out != nil {
+		if _, err := a.Out.Write(resp.Results); err != nil {
+			return resp.Summary, fmt.Errorf("write vegeta results: %w", err)
+		}
+	}
+	if resp.Error != "" {
+		return resp.Summary, errors.New("the in-cluster load generator: " + resp.Error)
+	}
+	return resp.Summary, nil
+}
+
+// Close removes the generator from the server (best effort).
+func (r *Remote) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = call(ctx, r.client, http.MethodDelete, r.serverURL+"/generators/"+r.id, nil, nil)
+}
+
+func call(ctx context.Context, client *http.Client, method, url string, body, out any) error {
+	var reader io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		reader = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, reader)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("load generator %s: %w", method, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 512<<20))
+	if err != nil {
+		return fmt.Errorf("load generator %s: %w", method, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("load generator %s %s: %s: %s", method, url, resp.Status, bytes.TrimSpace(data))
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(data, out)
+}
