@@ -22,8 +22,8 @@ stop() {
   local pid
   pid=$(pid_of "$1") || { rm -f "$state/run/$1.pid"; return 0; }
   kill "$pid" 2>/dev/null
-  for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-  kill -9 "$pid" 2>/dev/null
+  for _ in $(seq 100); do alive "$pid" || break; sleep 0.1; done
+  alive "$pid" && kill -9 "$pid" 2>/dev/null
   rm -f "$state/run/$1.pid"
 }
 ctr_() { ctr --address "$containerd_sock" --namespace k8s.io "$@"; }
@@ -130,6 +130,7 @@ if [ -d /var/log/containers ]; then
   rmdir /var/log/containers 2>/dev/null
 fi
 rmdir /var/log/pods 2>/dev/null
+rmdir /run/netns 2>/dev/null # containerd's pods' namespaces; kept if anything else has one
 # Our kubelet runs with --root-dir under $state; /var/lib/kubelet is only
 # removed when no other kubelet could be using it.
 if [ -d /var/lib/kubelet ] && ! pgrep -x kubelet >/dev/null; then rm -rf /var/lib/kubelet; fi

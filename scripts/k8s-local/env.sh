@@ -45,9 +45,18 @@ log() { echo "k8s-local: $*" >&2; }
 pid_of() {
   local pid
   pid=$(cat "$state/run/$1.pid" 2>/dev/null) || return 1
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  [ -n "$pid" ] && alive "$pid" || return 1
   [[ $(tr '\0' ' ' <"/proc/$pid/cmdline") == *"$1"* ]] || return 1
   echo "$pid"
+}
+
+# alive PID: the process exists and is not a zombie (this VM's init reaps
+# orphans only now and then).
+alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ]
 }
 
 # ours_pids prints every process whose command line names the state
@@ -57,6 +66,7 @@ ours_pids() {
   local p cmd
   for p in /proc/[0-9]*; do
     [ "${p#/proc/}" = "$$" ] && continue
+    alive "${p#/proc/}" || continue
     cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
     case $cmd in
     *"$state/"* | "$bin/"* | "$debroot/"*) echo "${p#/proc/}" ;;

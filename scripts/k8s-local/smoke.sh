@@ -85,7 +85,9 @@ manifest | kc apply -f - >/dev/null
 check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=90s
 # A server-side dry run of a change: admitted and reported, not applied.
 dry_run() {
-  manifest | sed 's/replicas: 1/replicas: 3/' | kc apply --dry-run=server -f - | grep 'deployment.apps/smoke configured (server dry run)' &&
+  local out
+  out=$(manifest | sed 's/replicas: 1/replicas: 3/' | kc apply --dry-run=server -f -) &&
+    grep 'deployment.apps/smoke configured (server dry run)' <<<"$out" &&
     [ "$(kc -n "$ns" get deployment smoke -o jsonpath='{.spec.replicas}')" = 1 ]
 }
 check "server-side dry run (kubectl apply --dry-run=server)" dry_run
@@ -120,8 +122,14 @@ spec:
         args: [get, "http://$cip/"]
 EOF
 check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=60s
-job_logs() { kc -n "$ns" logs job/smoke-client | grep '200 OK'; }
-server_logs() { kc -n "$ns" logs "$pod" | grep -m1 'GET /'; }
+job_logs() {
+  local logs
+  logs=$(kc -n "$ns" logs job/smoke-client) && grep '200 OK' <<<"$logs"
+}
+server_logs() {
+  local logs
+  logs=$(kc -n "$ns" logs "$pod") && grep -m1 'GET /' <<<"$logs"
+}
 check "kubectl logs of the Job" job_logs
 check "kubectl logs of the server" server_logs
 

@@ -36,10 +36,10 @@ command -v go >/dev/null || { log "Go is needed to build Kubernetes; install Go 
 if [ ! -x "$debroot/usr/bin/etcd" ] || [ ! -x "$debroot/usr/lib/cni/bridge" ]; then
   log "unpacking etcd-server and containernetworking-plugins from apt into $debroot"
   mkdir -p "$cache/debs"
-  if ! (cd "$cache/debs" && apt-get download etcd-server containernetworking-plugins >&2); then
+  if ! (cd "$cache/debs" && apt-get -q -o APT::Sandbox::User=root download etcd-server containernetworking-plugins >&2); then
     apt-get update -qq >&2
     apt_updated=1
-    (cd "$cache/debs" && apt-get download etcd-server containernetworking-plugins >&2)
+    (cd "$cache/debs" && apt-get -q -o APT::Sandbox::User=root download etcd-server containernetworking-plugins >&2)
   fi
   rm -rf "$debroot"
   for deb in "$cache"/debs/etcd-server_*.deb "$cache"/debs/containernetworking-plugins_*.deb; do
@@ -55,6 +55,7 @@ kubectl=$bin/kubectl
 pause_tar=$cache/pause-$(cat "$here/pause/main.go" "$here/mkimage.sh" <(go version) | sha256sum | cut -c1-12).tar
 if [ ! -s "$pause_tar" ]; then
   log "building the pause image $pause_ref"
+  rm -f "$cache"/pause-*.tar
   (cd "$here/pause" && GOFLAGS='' CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -ldflags '-s -w' -o "$cache/pause" main.go)
   "$here/mkimage.sh" "$cache/pause" "$pause_ref" "$pause_tar"
 fi
