@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 // Exit codes of the perfgate command (a stable contract, see README).
@@ -32,7 +33,8 @@ func configErrorf(format string, args ...any) error {
 // ExitCode maps a gate's verdict and error to the command's exit code.
 func ExitCode(verdict string, err error) int {
 	var ce *ConfigError
-	if errors.As(err, &ce) {
+	var tce *target.ConfigError
+	if errors.As(err, &ce) || errors.As(err, &tce) {
 		return ExitConfig
 	}
 	switch verdict {

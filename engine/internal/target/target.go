@@ -123,3 +123,10 @@ func (e *StartError) Error() string {
 	}
 	return fmt.Sprintf("%s; last lines of its stderr:\n%s", e.Reason, e.Exit.StderrTail)
 }
+
+// ConfigError is a target that cannot run because of the user's settings
+// (a kubeconfig context that does not exist): exit code 2, not 3.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }

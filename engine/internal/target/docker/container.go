@@ -2,11 +2,8 @@ package docker
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -113,7 +110,7 @@ func (t *Target) ensureImage(ctx context.Context, binary string) (string, error)
 	if ok {
 		return ref, nil
 	}
-	sum, err := fileSHA256(binary)
+	sum, err := image.FileDigest(binary)
 	if err != nil {
 		return "", err
 	}
@@ -315,19 +312,6 @@ func (c *container) describeExit() string {
 		return s.State.Error
 	}
 	return fmt.Sprintf("exit code %d", s.State.ExitCode)
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func joinInts(values []int) string {

@@ -1,0 +1,87 @@
+package kubernetes
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/image"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// images builds FROM-scratch images and hands them to the cluster with the
+// configured command (kind load image-archive, ctr import, a registry
+// push), once per binary.
+type images struct {
+	repository string   // e.g. "perfgate" or "registry.example.com/team/perfgate"
+	load       []string // the command, with {archive} and {image}
+	run        string
+	workDir    string
+	loaded     map[string]string // binary → reference
+}
+
+// ensure makes binary's image available to the cluster and returns its
+// reference; the tag carries the run and the binary's hash.
+func (m *images) ensure(ctx context.Context, component, binary string) (string, error) {
+	if ref, ok := m.loaded[binary]; ok {
+		return ref, nil
+	}
+	if len(m.load) == 0 {
+		return "", &target.ConfigError{Err: fmt.Errorf(
+			`kubernetes.image_load is empty: perfgate builds the service's image locally and needs a command that gives it to the cluster, e.g. [kind, load, image-archive, "{archive}"] or a registry push with kubernetes.image_repository set`)}
+	}
+	if err := staticBinary(binary); err != nil {
+		return "", err
+	}
+	sum, err := image.FileDigest(binary)
+	if err != nil {
+		return "", err
+	}
+	ref := fmt.Sprintf("%s/%s:%s-%s", m.repository, component, m.run, sum[:12])
+	archive := filepath.Join(m.workDir, component+"-"+sum[:12]+".tar")
+	if _, err := image.WriteArchive(archive, image.Spec{Ref: ref, Binary: binary, Labels: map[string]string{LabelRun: m.run}}); err != nil {
+		return "", err
+	}
+	defer os.Remove(archive)
+	args := make([]string, len(m.load))
+	for i, a := range m.load {
+		args[i] = strings.NewReplacer("{archive}", archive, "{image}", ref).Replace(a)
+	}
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("target kubernetes: kubernetes.image_load %v failed for %s: %v\n%s", m.load, ref, err, tailString(out.String(), 2000))
+	}
+	m.loaded[binary] = ref
+	return ref, nil
+}
+
+// staticBinary refuses a dynamically linked binary, which cannot run in a
+// scratch image. perfgate's own binary is the load generator's image, so
+// it too must be built with CGO_ENABLED=0.
+func staticBinary(path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("target kubernetes: %s is not a Linux executable: %w", path, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("target kubernetes: %s is dynamically linked and cannot run in a FROM-scratch image; build it with CGO_ENABLED=0", path)
+		}
+	}
+	return nil
+}
+
+func tailString(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

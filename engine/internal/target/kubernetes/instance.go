@@ -1,0 +1,235 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/perfgate/perfgate/engine/internal/load"
+	"github.com/perfgate/perfgate/engine/internal/loadgen"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// instance is one service pod: its Deployment and Service.
+type instance struct {
+	t         *Target
+	spec      serviceSpec
+	pod       *corev1.Pod
+	clusterIP string
+	ready     string
+	readyTime time.Duration
+	logDir    string
+	http      *http.Client
+	counters  counterSource
+
+	exited   chan struct{}
+	done     chan struct{} // ends the exit watcher
+	stopOnce sync.Once
+	exit     target.Exit
+}
+
+// Start deploys a fresh service pod of spec's binary and returns once it
+// is ready, or as soon as it cannot become ready.
+func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, error) {
+	ref, err := t.images.ensure(ctx, "service", spec.Binary)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.started++
+	n := t.started
+	t.mu.Unlock()
+	addr := fmt.Sprintf("0.0.0.0:%d", servicePort)
+	s := serviceSpec{
+		Run: t.run, Instance: n, Namespace: t.namespace, Image: ref, Args: spec.Args(addr, servicePort),
+		Env: t.serviceEnvFor(spec, addr), CPUMilli: t.limits.CPUMillicores, MemoryBytes: t.limits.MemoryBytes, Ready: spec.Ready,
+	}
+	httpClient, err := rest.HTTPClientFor(t.cluster.rest)
+	if err != nil {
+		return nil, err
+	}
+	i := &instance{t: t, spec: s, ready: spec.Ready, readyTime: spec.ReadyTimeout, logDir: spec.LogDir, http: httpClient,
+		exited: make(chan struct{}), done: make(chan struct{})}
+	t.track(i, true)
+	apps, core := t.cluster.clientset.AppsV1(), t.cluster.clientset.CoreV1()
+	if _, err := apps.Deployments(t.namespace).Create(ctx, s.Deployment(), metav1.CreateOptions{}); err != nil {
+		i.Stop()
+		return nil, fmt.Errorf("target kubernetes: create Deployment %s: %w", s.name(), err)
+	}
+	svc, err := core.Services(t.namespace).Create(ctx, s.Service(), metav1.CreateOptions{})
+	if err != nil {
+		i.Stop()
+		return nil, fmt.Errorf("target kubernetes: create Service %s: %w", s.name(), err)
+	}
+	i.clusterIP = svc.Spec.ClusterIP
+	// Pulling and starting may take longer than the service's own start.
+	if i.pod, err = t.waitPod(ctx, labelSelector(s.labels()), spec.ReadyTimeout+time.Minute, "the service"); err != nil {
+		exit := i.Stop()
+		if se, ok := err.(*target.StartError); ok {
+			exit.StderrTail = firstSet(se.Exit.StderrTail, exit.StderrTail)
+			exit.ExitedOnItsOwn = exit.ExitedOnItsOwn || se.Exit.ExitedOnItsOwn
+			se.Exit = exit
+		}
+		return nil, err
+	}
+	if i.counters, err = t.counterSource(ctx, i.pod); err != nil {
+		i.Stop()
+		return nil, err
+	}
+	go i.watchExit()
+	return i, nil
+}
+
+// BaseURL is the service as the in-cluster load generator reaches it.
+func (i *instance) BaseURL() string { return fmt.Sprintf("http://%s:80", i.clusterIP) }
+
+// ControlURL is the API server's proxy to the pod's port: readiness,
+// profiles and MemStats go there, with ControlClient's credentials.
+func (i *instance) ControlURL() string {
+	return fmt.Sprintf("%s/api/v1/namespaces/%s/pods/%s:%d/proxy", strings.TrimRight(i.t.cluster.rest.Host, "/"), i.pod.Namespace, i.pod.Name, servicePort)
+}
+
+func (i *instance) ControlClient() *http.Client { return i.http }
+
+// Generator makes a generator on the run's in-cluster load generator,
+// aimed at the Service's ClusterIP.
+func (i *instance) Generator(rate float64, timeout time.Duration, requests []load.Request) (load.Attacker, error) {
+	server := fmt.Sprintf("%s/api/v1/namespaces/%s/pods/%s:%d/proxy", strings.TrimRight(i.t.cluster.rest.Host, "/"), i.t.namespace, i.t.loadgenPod, loadgenPort)
+	ctx, cancel := context.WithTimeout(context.Background(), i.readyTime+30*time.Second)
+	defer cancel()
+	return loadgen.Create(ctx, server, i.http, loadgen.NewGenerator{
+		URL: i.BaseURL(), Rate: rate, Timeout: timeout, Requests: requests, Ready: i.ready, ReadyTimeout: i.readyTime,
+	})
+}
+
+func (i *instance) Exited() <-chan struct{} { return i.exited }
+
+// Counters reads the container's CPU, throttling and memory counters.
+func (i *instance) Counters() (target.Counters, error) {
+	return i.counters.read()
+}
+
+// watchExit closes exited when the service's container dies (a restart, a
+// termination) or its pod disappears, checking once a second.
+func (i *instance) watchExit() {
+	pods := i.t.cluster.clientset.CoreV1().Pods(i.pod.Namespace)
+	for {
+		select {
+		case <-i.done:
+			return
+		case <-time.After(time.Second):
+		}
+		pod, err := pods.Get(context.Background(), i.pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && containerDied(pod)) {
+			close(i.exited)
+			return
+		}
+	}
+}
+
+func containerDied(pod *corev1.Pod) bool {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.RestartCount > 0 || cs.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Stop records how the service ended (OOMKilled and restarts from the pod
+// status), keeps its logs, deletes its Deployment and Service and waits
+// for the pod to be gone, so the next run has the node to itself.
+func (i *instance) Stop() target.Exit {
+	i.stopOnce.Do(func() {
+		close(i.done)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		select {
+		case <-i.exited:
+			i.exit.ExitedOnItsOwn = true
+		default:
+		}
+		pods := i.t.cluster.clientset.CoreV1().Pods(i.t.namespace)
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: labelSelector(i.spec.labels())})
+		if err == nil && len(list.Items) > 0 {
+			pod := &list.Items[0]
+			i.recordExit(pod)
+			i.keepLogs(pod)
+		}
+		i.delete(ctx)
+		i.t.track(i, false)
+	})
+	return i.exit
+}
+
+// recordExit reads how the container last terminated.
+func (i *instance) recordExit(pod *corev1.Pod) {
+	for _, cs := range pod.Status.ContainerStatuses {
+		term := cs.State.Terminated
+		if cs.RestartCount > 0 && cs.LastTerminationState.Terminated != nil {
+			term = cs.LastTerminationState.Terminated
+		}
+		if cs.RestartCount > 0 {
+			i.exit.ExitedOnItsOwn = true
+		}
+		if term == nil {
+			continue
+		}
+		i.exit.Code = int(term.ExitCode)
+		if term.ExitCode > 128 && term.ExitCode <= 128+64 {
+			i.exit.Signal = syscall.Signal(term.ExitCode - 128).String()
+		}
+		i.exit.OOMKilled = term.Reason == "OOMKilled"
+	}
+}
+
+// keepLogs writes the container's log (and the log of the container that
+// died before it, if any) to the run's directory. Kubernetes merges stdout
+// and stderr, so both files hold the same stream.
+func (i *instance) keepLogs(pod *corev1.Pod) {
+	restarted := i.exit.ExitedOnItsOwn
+	logs := i.t.podLogs(pod, false, 100000)
+	if restarted {
+		if previous := i.t.podLogs(pod, true, 100000); previous != "" {
+			logs = previous
+		}
+	}
+	if i.logDir != "" {
+		_ = os.WriteFile(filepath.Join(i.logDir, "stderr.log"), []byte(logs+"\n"), 0o644)
+		_ = os.WriteFile(filepath.Join(i.logDir, "stdout.log"), []byte("(Kubernetes merges stdout into stderr.log)\n"), 0o644)
+	}
+	lines := strings.Split(logs, "\n")
+	i.exit.StderrTail = strings.Join(lines[max(0, len(lines)-20):], "\n")
+}
+
+// delete removes the instance's Deployment and Service and waits until its
+// pod is gone.
+func (i *instance) delete(ctx context.Context) {
+	foreground := metav1.DeletePropagationForeground
+	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
+	name := i.spec.name()
+	if err := i.t.cluster.clientset.AppsV1().Deployments(i.t.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
+		fmt.Fprintf(os.Stderr, "perfgate: warning: delete Deployment %s: %v\n", name, err)
+	}
+	if err := i.t.cluster.clientset.CoreV1().Services(i.t.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
+		fmt.Fprintf(os.Stderr, "perfgate: warning: delete Service %s: %v\n", name, err)
+	}
+	pods := i.t.cluster.clientset.CoreV1().Pods(i.t.namespace)
+	if err := pollUntil(ctx, func() (bool, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: labelSelector(i.spec.labels())})
+		return err == nil && len(list.Items) == 0, err
+	}, "pod of "+name+" to be deleted"); err != nil {
+		fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
+	}
+}

@@ -1,0 +1,268 @@
+// Package kubernetes runs the service on a Kubernetes cluster: one
+// Deployment with one replica per service process, requests equal to
+// limits (Guaranteed QoS), a ClusterIP Service, and perfgate's own load
+// generator as a Job in the same namespace, so the load stays inside the
+// cluster. perfgate reaches the service's pprof endpoints and the load
+// generator through the API server's pod proxy; nothing is exposed
+// outside the cluster. Everything created carries the run's labels and is
+// deleted on every exit path.
+package kubernetes
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// Target is the kubernetes target. The zero value is not usable; call New.
+type Target struct {
+	name     string // "kubernetes", or "kind" when the kind target drives it
+	settings config.Kubernetes
+	limits   cgroup.Limits
+	// serviceEnv is service.env; GOMAXPROCS and GOMEMLIMIT there win over
+	// the values perfgate derives from the limits.
+	serviceEnv map[string]string
+
+	cluster *cluster
+	run     string
+	// namespace is where the run's objects live; ownNamespace says
+	// perfgate created it (and deletes it whole).
+	namespace    string
+	ownNamespace bool
+	images       *images
+	workDir      string
+	env          target.Environment
+	gomaxprocs   int
+	loadgenPod   string
+
+	mu       sync.Mutex
+	live     map[*instance]bool
+	started  int
+	closed   bool
+	warnings []string
+}
+
+// New returns a kubernetes target for the config's kubernetes section.
+func New(name string, settings config.Kubernetes, limits cgroup.Limits, serviceEnv map[string]string) *Target {
+	return &Target{name: name, settings: settings, limits: limits, serviceEnv: serviceEnv, live: map[*instance]bool{}}
+}
+
+func (t *Target) Name() string { return t.name }
+
+// Prepare connects to the cluster, makes the run's namespace (its own when
+// allowed), ships the load generator's image and starts its Job.
+func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
+	t.env = target.Environment{Target: t.name, Limits: t.limits}
+	var err error
+	if t.cluster, err = connect(ctx, t.settings); err != nil {
+		return t.env, err
+	}
+	t.run = "perfgate-" + randomHex(4)
+	t.env.Confinement = fmt.Sprintf("kubernetes %s (context %s), Guaranteed QoS", t.cluster.version, t.cluster.context)
+
+	gomaxprocs, source, warning, err := target.ChooseGOMAXPROCS(t.limits.CPUMillicores, t.serviceEnv["GOMAXPROCS"])
+	if err != nil {
+		return t.env, err
+	}
+	if warning != "" {
+		t.env.Warnings = append(t.env.Warnings, warning)
+	}
+	t.gomaxprocs, t.env.GOMAXPROCS, t.env.GOMAXPROCSSource = gomaxprocs, gomaxprocs, source
+
+	if t.workDir, err = os.MkdirTemp("", "perfgate-images-"); err != nil {
+		return t.env, err
+	}
+	t.images = &images{repository: firstSet(t.settings.ImageRepository, "perfgate"), load: t.settings.ImageLoad, run: t.run, workDir: t.workDir, loaded: map[string]string{}}
+	if err := t.makeNamespace(ctx); err != nil {
+		return t.env, err
+	}
+	if err := t.startLoadGenerator(ctx); err != nil {
+		return t.env, err
+	}
+	t.env.Warnings = append(t.env.Warnings, t.warnings...)
+	return t.env, nil
+}
+
+// makeNamespace creates the run's own namespace unless one is configured;
+// without the right to create namespaces it falls back to the kubeconfig
+// context's namespace, with a warning.
+func (t *Target) makeNamespace(ctx context.Context) error {
+	if t.cluster.namespace != "" {
+		t.namespace = t.cluster.namespace
+		return nil
+	}
+	_, err := t.cluster.clientset.CoreV1().Namespaces().Create(ctx, namespace(t.run), metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		t.namespace, t.ownNamespace = t.run, true
+		return nil
+	case apierrors.IsForbidden(err):
+		t.namespace = "default"
+		t.warnings = append(t.warnings, fmt.Sprintf("perfgate may not create namespaces (%v), so the run's objects go to namespace %q; set kubernetes.namespace to choose it", err, t.namespace))
+		return nil
+	}
+	return fmt.Errorf("target kubernetes: create namespace %s: %w", t.run, err)
+}
+
+// startLoadGenerator ships perfgate itself as the load generator's image
+// and waits for its Job's pod to be ready.
+func (t *Target) startLoadGenerator(ctx context.Context) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	ref, err := t.images.ensure(ctx, "load-generator", self)
+	if err != nil {
+		return err
+	}
+	job := loadgenSpec{Run: t.run, Namespace: t.namespace, Image: ref}.Job()
+	if _, err := t.cluster.clientset.BatchV1().Jobs(t.namespace).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("target kubernetes: create the load generator's Job: %w", err)
+	}
+	pod, err := t.waitPod(ctx, labelSelector(job.Spec.Template.Labels), 2*time.Minute, "the load generator")
+	if err != nil {
+		return err
+	}
+	t.loadgenPod = pod.Name
+	if cgroupsVisible(pod) {
+		t.env.Confinement += ", counters from the container's cgroup on this machine"
+	} else {
+		t.env.Confinement += ", counters from the kubelet's cAdvisor"
+		t.warnings = append(t.warnings, "the cluster's nodes are not this machine, so CPU and throttling come from the kubelet's cAdvisor metrics, which it refreshes only every few seconds: CPU per request over windows shorter than about 30 s is approximate; lengthen load.duration or run perfgate on the node")
+	}
+	return nil
+}
+
+// Close stops every service still running and deletes everything the run
+// created: the namespace when it is perfgate's own, otherwise each object
+// by the run's label. It waits until they are gone, so nothing of the run
+// is left when perfgate exits.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	var live []*instance
+	for i := range t.live {
+		live = append(live, i)
+	}
+	t.closed = true
+	t.mu.Unlock()
+	for _, i := range live {
+		i.Stop()
+	}
+	var errs []error
+	if t.cluster != nil && t.namespace != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		errs = append(errs, t.deleteRun(ctx))
+	}
+	if t.workDir != "" {
+		errs = append(errs, os.RemoveAll(t.workDir))
+	}
+	return errors.Join(errs...)
+}
+
+// deleteRun deletes the run's objects and waits for them to disappear.
+func (t *Target) deleteRun(ctx context.Context) error {
+	core, selector := t.cluster.clientset.CoreV1(), metav1.ListOptions{LabelSelector: LabelRun + "=" + t.run}
+	foreground := metav1.DeletePropagationForeground
+	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
+	if t.ownNamespace {
+		if err := core.Namespaces().Delete(ctx, t.namespace, del); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("target kubernetes: delete namespace %s: %w", t.namespace, err)
+		}
+		return pollUntil(ctx, func() (bool, error) {
+			_, err := core.Namespaces().Get(ctx, t.namespace, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		}, "namespace "+t.namespace+" to be deleted")
+	}
+	errs := []error{
+		t.cluster.clientset.AppsV1().Deployments(t.namespace).DeleteCollection(ctx, del, selector),
+		t.cluster.clientset.BatchV1().Jobs(t.namespace).DeleteCollection(ctx, del, selector),
+	}
+	services, err := core.Services(t.namespace).List(ctx, selector)
+	errs = append(errs, err)
+	if err == nil {
+		for _, s := range services.Items {
+			errs = append(errs, core.Services(t.namespace).Delete(ctx, s.Name, del))
+		}
+	}
+	errs = append(errs, pollUntil(ctx, func() (bool, error) {
+		pods, err := core.Pods(t.namespace).List(ctx, selector)
+		return err == nil && len(pods.Items) == 0, err
+	}, "the run's pods to be deleted"))
+	return errors.Join(errs...)
+}
+
+func (t *Target) track(i *instance, alive bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if alive {
+		t.live[i] = true
+	} else {
+		delete(t.live, i)
+	}
+}
+
+// serviceEnvFor is service.env with {addr}/{port} filled, plus GOMAXPROCS
+// and GOMEMLIMIT from the limits unless service.env sets them.
+func (t *Target) serviceEnvFor(spec target.Spec, addr string) map[string]string {
+	env := map[string]string{}
+	for _, kv := range spec.Env(addr, servicePort) {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				env[kv[:i]] = kv[i+1:]
+				break
+			}
+		}
+	}
+	if _, ok := env["GOMAXPROCS"]; !ok {
+		env["GOMAXPROCS"] = strconv.Itoa(t.gomaxprocs)
+	}
+	if _, ok := env["GOMEMLIMIT"]; !ok {
+		// 90% of the limit: the runtime collects harder before the kernel
+		// kills, as it would be configured in production.
+		env["GOMEMLIMIT"] = strconv.FormatInt(t.limits.MemoryBytes/10*9, 10)
+	}
+	return env
+}
+
+func labelSelector(labels map[string]string) string {
+	return metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: labels})
+}
+
+// pollUntil calls done every 250 ms until it says so, fails, or ctx ends.
+func pollUntil(ctx context.Context, done func() (bool, error), what string) error {
+	for {
+		ok, err := done()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if err != nil {
+				return fmt.Errorf("target kubernetes: waiting for %s: %w", what, err)
+			}
+			return fmt.Errorf("target kubernetes: gave up waiting for %s: %w", what, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+

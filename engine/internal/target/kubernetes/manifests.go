@@ -1,0 +1,216 @@
+package kubernetes
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/perfgate/perfgate/engine/internal/loadgen"
+)
+
+// Labels on everything perfgate creates: `kubectl get all -A -l
+// app.kubernetes.io/managed-by=perfgate` lists them all, and a run's by
+// LabelRun.
+const (
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	LabelRun       = "perfgate.dev/run"
+	labelComponent = "app.kubernetes.io/component"
+	labelInstance  = "perfgate.dev/instance"
+	labelName      = "app.kubernetes.io/name"
+	managedBy      = "perfgate"
+)
+
+// Ports inside the pods.
+const (
+	servicePort = 8080
+	loadgenPort = 9090
+)
+
+// serviceSpec is everything one service Deployment is made of.
+type serviceSpec struct {
+	Run       string // unique per perfgate invocation
+	Instance  int    // counts the service processes of the run
+	Namespace string
+	Image     string
+	Args      []string
+	// Env is service.env with {addr}/{port} filled, plus GOMAXPROCS and
+	// GOMEMLIMIT unless the config sets them.
+	Env         map[string]string
+	CPUMilli    int64
+	MemoryBytes int64
+	Ready       string
+}
+
+func runLabels(run, component string) map[string]string {
+	return map[string]string{LabelManagedBy: managedBy, labelName: "perfgate", LabelRun: run, labelComponent: component}
+}
+
+func (s serviceSpec) name() string { return fmt.Sprintf("%s-%d", s.Run, s.Instance) }
+
+func (s serviceSpec) labels() map[string]string {
+	l := runLabels(s.Run, "service")
+	l[labelInstance] = strconv.Itoa(s.Instance)
+	return l
+}
+
+// guaranteed is requests == limits, the Guaranteed QoS class: the pod
+// gets exactly the CPU quota and memory it is measured under.
+func guaranteed(cpuMilli, memoryBytes int64) corev1.ResourceRequirements {
+	list := corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(cpuMilli, resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(memoryBytes, resource.BinarySI),
+	}
+	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}
+}
+
+// Deployment is one replica of the service. Its pod never restarts into a
+// second measurement: a restart is how perfgate learns of an OOM kill or a
+// crash, and the run is then invalid.
+func (s serviceSpec) Deployment() *appsv1.Deployment {
+	one := int32(1)
+	noHistory := int32(0)
+	grace := int64(3)
+	labels := s.labels()
+	var env []corev1.EnvVar
+	names := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = append(env, corev1.EnvVar{Name: k, Value: s.Env[k]})
+	}
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: s.name(), Namespace: s.Namespace, Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             &one,
+			RevisionHistoryLimit: &noHistory,
+			Selector:             &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					TerminationGracePeriodSeconds: &grace,
+					AutomountServiceAccountToken:  boolPtr(false),
+					EnableServiceLinks:            boolPtr(false),
+					Containers: []corev1.Container{{
+						Name:            "service",
+						Image:           s.Image,
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Args:            s.Args,
+						Env:             env,
+						Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: servicePort, Protocol: corev1.ProtocolTCP}},
+						Resources:       guaranteed(s.CPUMilli, s.MemoryBytes),
+						ReadinessProbe: &corev1.Probe{
+							ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: s.Ready, Port: intstr.FromInt32(servicePort)}},
+							PeriodSeconds:    1,
+							FailureThreshold: 1,
+							TimeoutSeconds:   1,
+						},
+						SecurityContext: restricted(),
+					}},
+				},
+			},
+		},
+	}
+}
+
+// Service is the ClusterIP the in-cluster load generator attacks; it
+// selects the run's current service pod (one at a time).
+func (s serviceSpec) Service() *corev1.Service {
+	return &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: s.name(), Namespace: s.Namespace, Labels: s.labels()},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: s.labels(),
+			Ports:    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(servicePort), Protocol: corev1.ProtocolTCP}},
+		},
+	}
+}
+
+// loadgenSpec is the run's load generator.
+type loadgenSpec struct {
+	Run, Namespace, Image string
+}
+
+// Job runs perfgate's load generator for the whole gate. perfgate drives
+// it through the API server's pod proxy; it exits on its own when idle, and
+// the deadline bounds a Job whose perfgate vanished.
+func (l loadgenSpec) Job() *batchv1.Job {
+	labels := runLabels(l.Run, "load-generator")
+	noRetry := int32(0)
+	deadline := int64(6 * 60 * 60)
+	ttl := int32(60)
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: l.Run + "-load", Namespace: l.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            &noRetry,
+			ActiveDeadlineSeconds:   &deadline,
+			TTLSecondsAfterFinished: &ttl,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                corev1.RestartPolicyNever,
+					AutomountServiceAccountToken: boolPtr(false),
+					EnableServiceLinks:           boolPtr(false),
+					Containers: []corev1.Container{{
+						Name:            "load-generator",
+						Image:           l.Image,
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Env:             []corev1.EnvVar{{Name: loadgen.ListenEnv, Value: fmt.Sprintf(":%d", loadgenPort)}},
+						Ports:           []corev1.ContainerPort{{Name: "control", ContainerPort: loadgenPort, Protocol: corev1.ProtocolTCP}},
+						// A request, no CPU limit: a throttled generator
+						// would cut the offered load, and perfgate checks
+						// its saturation from its own CPU time.
+						Resources: corev1.ResourceRequirements{
+							Requests: corev1.ResourceList{
+								corev1.ResourceCPU:    resource.MustParse("250m"),
+								corev1.ResourceMemory: resource.MustParse("128Mi"),
+							},
+							Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+						},
+						ReadinessProbe: &corev1.Probe{
+							ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(loadgenPort)}},
+							PeriodSeconds: 1,
+						},
+						SecurityContext: restricted(),
+					}},
+				},
+			},
+		},
+	}
+}
+
+// restricted meets the "restricted" Pod Security Standard, so the pods
+// are admitted in namespaces that enforce it.
+func restricted() *corev1.SecurityContext {
+	nobody := int64(65534)
+	return &corev1.SecurityContext{
+		RunAsNonRoot:             boolPtr(true),
+		RunAsUser:                &nobody,
+		RunAsGroup:               &nobody,
+		AllowPrivilegeEscalation: boolPtr(false),
+		ReadOnlyRootFilesystem:   boolPtr(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// namespace is the run's own namespace, when perfgate may create one.
+func namespace(run string) *corev1.Namespace {
+	return &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: run, Labels: runLabels(run, "namespace")},
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }

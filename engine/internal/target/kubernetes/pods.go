@@ -1,0 +1,141 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// failFastReasons are container waiting reasons that will not clear by
+// waiting: the pod is reported at once with its events and logs instead of
+// at the rollout deadline.
+var failFastReasons = map[string]string{
+	"ErrImagePull":               "its image cannot be pulled",
+	"ImagePullBackOff":           "its image cannot be pulled",
+	"InvalidImageName":           "its image name is invalid",
+	"ErrImageNeverPull":          "its image is not on the node",
+	"CrashLoopBackOff":           "it keeps crashing",
+	"CreateContainerConfigError": "its container configuration is invalid",
+	"CreateContainerError":       "its container cannot be created",
+	"RunContainerError":          "its container cannot be started",
+}
+
+// podProblem says why a pod will never become ready, or "" while it still
+// may. restarted is set when its container has already died once.
+func podProblem(pod *corev1.Pod) (problem string, restarted bool) {
+	if pod.Status.Phase == corev1.PodFailed {
+		return fmt.Sprintf("the pod failed: %s %s", pod.Status.Reason, pod.Status.Message), false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return "the pod cannot be scheduled: " + c.Message, false
+		}
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil {
+			if why, ok := failFastReasons[w.Reason]; ok {
+				return fmt.Sprintf("%s (%s: %s)", why, w.Reason, w.Message), cs.RestartCount > 0
+			}
+		}
+		if cs.RestartCount > 0 || cs.State.Terminated != nil {
+			term := cs.State.Terminated
+			if term == nil {
+				term = cs.LastTerminationState.Terminated
+			}
+			if term != nil {
+				return fmt.Sprintf("its container exited during start-up (%s, exit code %d)", term.Reason, term.ExitCode), true
+			}
+			return "its container restarted during start-up", true
+		}
+	}
+	return "", false
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// waitPod waits for the one pod matching selector to be ready. A pod that
+// cannot become ready fails at once, with its events and its logs, as a
+// StartError.
+func (t *Target) waitPod(ctx context.Context, selector string, timeout time.Duration, what string) (*corev1.Pod, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pods := t.cluster.clientset.CoreV1().Pods(t.namespace)
+	var last *corev1.Pod
+	for {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err == nil && len(list.Items) > 0 {
+			pod := &list.Items[0]
+			last = pod
+			if problem, restarted := podProblem(pod); problem != "" {
+				return nil, &target.StartError{
+					Reason: fmt.Sprintf("%s did not start in pod %s/%s: %s%s", what, pod.Namespace, pod.Name, problem, t.podEvents(pod)),
+					Exit:   target.Exit{ExitedOnItsOwn: restarted, StderrTail: t.podLogs(pod, restarted, 20)},
+				}
+			}
+			if podReady(pod) {
+				return pod, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			state := "no pod was created"
+			if last != nil {
+				state = fmt.Sprintf("pod %s is %s%s", last.Name, last.Status.Phase, t.podEvents(last))
+			}
+			return nil, &target.StartError{Reason: fmt.Sprintf(
+				"%s was not ready within %v: %s; check service.ready (the readiness probe) and service.args (it must listen on {addr}), or raise service.ready_timeout", what, timeout, state)}
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// podEvents formats the pod's warning and recent events for a message.
+func (t *Target) podEvents(pod *corev1.Pod) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	events, err := t.cluster.clientset.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.Set{"involvedObject.name": pod.Name, "involvedObject.kind": "Pod"}.String(),
+	})
+	if err != nil || len(events.Items) == 0 {
+		return ""
+	}
+	sort.Slice(events.Items, func(i, j int) bool {
+		return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp)
+	})
+	var b strings.Builder
+	b.WriteString("; pod events:")
+	for _, e := range events.Items[max(0, len(events.Items)-8):] {
+		fmt.Fprintf(&b, "\n  %s %s: %s", e.Type, e.Reason, strings.TrimSpace(e.Message))
+	}
+	return b.String()
+}
+
+// podLogs is the last lines of the pod's container log; previous reads
+// the container that died before the current one.
+func (t *Target) podLogs(pod *corev1.Pod, previous bool, lines int64) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stream, err := t.cluster.clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Previous: previous, TailLines: &lines}).Stream(ctx)
+	if err != nil {
+		return ""
+	}
+	defer stream.Close()
+	data, _ := io.ReadAll(io.LimitReader(stream, 64<<10))
+	return strings.TrimRight(string(data), "\n")
+}
