@@ -134,7 +134,8 @@ check "kubectl logs of the Job" job_logs
 check "kubectl logs of the server" server_logs
 
 port=$((20000 + RANDOM % 10000))
-kc -n "$ns" port-forward "pod/$pod" "$port:8080" >/dev/null 2>&1 &
+# kubectl itself in the background, not the kc function: $! must be its pid.
+"$bin/kubectl" --kubeconfig "$kubeconfig" -n "$ns" port-forward "pod/$pod" "$port:8080" >/dev/null 2>&1 &
 pf_pid=$!
 for _ in $(seq 40); do curl -fsS --max-time 1 "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.25; done
 check "kubectl port-forward" curl -fsS --max-time 5 "http://127.0.0.1:$port/"
