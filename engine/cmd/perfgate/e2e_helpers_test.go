@@ -121,9 +121,11 @@ func runGateCommand(t *testing.T, configPath, base, head string, extra ...string
 func leftovers(t *testing.T) []string {
 	t.Helper()
 	var found []string
+	// perfgate-<pid>-<seq>, the local target's groups; not perfgate-k8s,
+	// the local cluster's cgroup root.
 	for _, parent := range []string{"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/memory", "/sys/fs/cgroup"} {
-		matches, _ := filepath.Glob(filepath.Join(parent, "**", "perfgate-*"))
-		direct, _ := filepath.Glob(filepath.Join(parent, "perfgate-*"))
+		matches, _ := filepath.Glob(filepath.Join(parent, "**", "perfgate-[0-9]*-[0-9]*"))
+		direct, _ := filepath.Glob(filepath.Join(parent, "perfgate-[0-9]*-[0-9]*"))
 		found = append(found, append(matches, direct...)...)
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")

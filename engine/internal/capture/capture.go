@@ -42,7 +42,7 @@ func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // MemStats fetches the runtime's counters from the debug=1 heap profile.
 func (c *Client) MemStats(ctx context.Context) (MemStats, error) {
-	body, err := c.get(ctx, "/heap?debug=1")
+	body, err := c.get(ctx, "/heap?debug=1", answerTimeout)
 	if err != nil {
 		return MemStats{}, err
 	}
@@ -85,7 +85,7 @@ func (c *Client) StartWindow(ctx context.Context, seconds int, dir string, profi
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
-			w.add(c.fetchTo(ctx, name, fmt.Sprintf("%s?seconds=%d", endpoint, seconds), dir))
+			w.add(c.fetchTo(ctx, name, fmt.Sprintf("%s?seconds=%d", endpoint, seconds), dir, time.Duration(seconds)*time.Second+answerTimeout))
 		}()
 	}
 	return w
@@ -109,16 +109,16 @@ func (c *Client) Snapshot(ctx context.Context, dir string, profiles []string) []
 	var results []Result
 	for _, name := range profiles {
 		if name == "heap" || name == "goroutine" {
-			results = append(results, c.fetchTo(ctx, name, "/"+name, dir))
+			results = append(results, c.fetchTo(ctx, name, "/"+name, dir, answerTimeout))
 		}
 	}
 	return results
 }
 
 // fetchTo downloads one profile, checks it parses, and writes it.
-func (c *Client) fetchTo(ctx context.Context, name, path, dir string) Result {
+func (c *Client) fetchTo(ctx context.Context, name, path, dir string, timeout time.Duration) Result {
 	r := Result{Name: name}
-	body, err := c.get(ctx, path)
+	body, err := c.get(ctx, path, timeout)
 	r.Finished = time.Now()
 	if err == nil {
 		var p *profile.Profile
@@ -161,8 +161,14 @@ func countSamples(p *profile.Profile) int64 {
 	return n
 }
 
-func (c *Client) get(ctx context.Context, path string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+// answerTimeout bounds how long a service may take to answer beyond the
+// profile's own duration: one stuck at its memory limit (reclaiming
+// without being killed) would otherwise hold the run forever.
+const answerTimeout = time.Minute
+
+// get fetches path, giving up after timeout.
+func (c *Client) get(ctx context.Context, path string, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.prefix+path, nil)
 	if err != nil {
