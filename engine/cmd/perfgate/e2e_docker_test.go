@@ -100,21 +100,3 @@ func TestDockerGateTinyMemoryIsInvalidOOM(t *testing.T) {
 	}
 }
 
-// TestDockerGateWithoutAnEngineIsAnInfrastructureError points DOCKER_HOST
-// at a socket nobody listens on: exit 3, and the message says how to
-// start Docker.
-func TestDockerGateWithoutAnEngineIsAnInfrastructureError(t *testing.T) {
-	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("the docker command is not installed")
-	}
-	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "nobody.sock"))
-	g := runGateCommand(t, dockerConfig(t, `"1"`, "256Mi", 200), exampleService(t), exampleService(t))
-	if g.code != 3 || g.report == nil || g.report.Verdict != "error" {
-		t.Fatalf("exit %d, want 3 with verdict error", g.code)
-	}
-	for _, want := range []string{"no Docker engine answers at unix://", "systemctl start docker", "DOCKER_HOST"} {
-		if !strings.Contains(g.stderr, want) || !strings.Contains(g.report.Reason, want) {
-			t.Errorf("stderr and reason should say %q; reason %q", want, g.report.Reason)
-		}
-	}
-}

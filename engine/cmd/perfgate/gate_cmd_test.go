@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -27,11 +29,21 @@ func TestGateFlagErrors(t *testing.T) {
 }
 
 // TestGateTargetOverridesConfig: --target replaces the config's target
-// before anything is built (here one this version cannot run yet).
+// (local): the gate goes to Docker, here at a socket nobody serves, and
+// fails there as an infrastructure error (exit 3) that says how to start
+// Docker.
 func TestGateTargetOverridesConfig(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"gate", "--config", writeConfig(t, decisiveExperiment), "--base", t.TempDir(), "--head", t.TempDir(), "--target", "kind", "--out", t.TempDir()}, &stdout, &stderr)
-	if code != 2 || !strings.Contains(stderr.String()+stdout.String(), `target: "kind"`) {
-		t.Errorf("exit %d, output %q; want the config error naming target kind", code, stderr.String()+stdout.String())
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("the docker command is not installed")
+	}
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "nobody.sock"))
+	g := runGateCommand(t, writeConfig(t, decisiveExperiment), exampleService(t), exampleService(t), "--target", "docker")
+	if g.code != 3 || g.report == nil || g.report.Verdict != "error" || g.report.Environment.Target != "docker" {
+		t.Fatalf("exit %d; want 3 with verdict error from the docker target", g.code)
+	}
+	for _, want := range []string{"no Docker engine answers at unix://", "systemctl start docker", "DOCKER_HOST"} {
+		if !strings.Contains(g.stderr, want) || !strings.Contains(g.report.Reason, want) {
+			t.Errorf("stderr and reason should say %q; reason %q", want, g.report.Reason)
+		}
 	}
 }

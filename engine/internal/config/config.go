@@ -39,11 +39,13 @@ type Config struct {
 	Target    string    `json:"target"` // local | docker | kind | kubernetes
 	// Kubernetes says where and how the kubernetes target deploys.
 	Kubernetes Kubernetes `json:"kubernetes"`
-	Load       LoadSpec   `json:"load"`
-	Pairs      int        `json:"pairs"`
-	Profiles   []string   `json:"profiles"` // subset of Profiles
-	Gate       Gate       `json:"gate"`
-	Validity   Validity   `json:"validity"`
+	// Kind configures the cluster the kind target creates.
+	Kind     Kind     `json:"kind"`
+	Load     LoadSpec `json:"load"`
+	Pairs    int      `json:"pairs"`
+	Profiles []string `json:"profiles"` // subset of Profiles
+	Gate     Gate     `json:"gate"`
+	Validity Validity `json:"validity"`
 }
 
 // Kubernetes configures the kubernetes target. Empty fields fall back to
@@ -60,6 +62,12 @@ type Kubernetes struct {
 	// ImageRepository (pushed by the command).
 	ImageLoad       []string `json:"image_load,omitempty"`
 	ImageRepository string   `json:"image_repository,omitempty"`
+}
+
+// Kind configures the kind target's cluster.
+type Kind struct {
+	// NodeImage is the node image (kind's own default when empty).
+	NodeImage string `json:"node_image,omitempty"`
 }
 
 // Service says how to build and start the service under test.

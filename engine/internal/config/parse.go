@@ -16,7 +16,8 @@ import (
 // level, load.requests[] a request written as a mapping), in the order the
 // documentation lists them.
 var keys = map[string][]string{
-	"":                {"version", "service", "resources", "target", "kubernetes", "load", "pairs", "profiles", "gate", "validity"},
+	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "pairs", "profiles", "gate", "validity"},
+	"kind":            {"node_image"},
 	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
 	"service":         {"package", "args", "env", "ready", "pprof", "ready_timeout"},
 	"resources":       {"cpu", "memory"},
@@ -134,6 +135,12 @@ func (d *diagnostics) config(root *yaml.Node, c *Config) {
 			scalarInto(d, v, f, targetWant(), parseString, &c.Target)
 		case "kubernetes":
 			d.kubernetes(v, f, &c.Kubernetes)
+		case "kind":
+			d.mapping(v, f, func(key string, v *yaml.Node, f string) {
+				if key == "node_image" {
+					scalarInto(d, v, f, "a kind node image like kindest/node:v1.32.0", parseString, &c.Kind.NodeImage)
+				}
+			})
 		case "load":
 			d.load(v, f, &c.Load)
 		case "pairs":

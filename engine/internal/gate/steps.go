@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/docker"
+	"github.com/perfgate/perfgate/engine/internal/target/kind"
 	"github.com/perfgate/perfgate/engine/internal/target/kubernetes"
 	"github.com/perfgate/perfgate/engine/internal/target/local"
 )
@@ -54,7 +55,7 @@ func loadConfig(path, targetOverride string) (*config.Config, error) {
 		cfg.Target = targetOverride
 	}
 	if _, ok := targets[cfg.Target]; !ok {
-		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: local, docker or kubernetes", path, cfg.Target)
+		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: local, docker, kind or kubernetes", path, cfg.Target)
 	}
 	return cfg, nil
 }
@@ -136,23 +137,25 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 	return binaries, nil
 }
 
-// targets build the target a config names.
-var targets = map[string]func(cfg *config.Config, limits cgroup.Limits) target.Target{
-	"local": func(cfg *config.Config, l cgroup.Limits) target.Target {
+// targets build the target a config names; out is the results directory
+// (kind keeps its logs there when the cluster fails).
+var targets = map[string]func(cfg *config.Config, limits cgroup.Limits, out string) target.Target{
+	"local": func(cfg *config.Config, l cgroup.Limits, out string) target.Target {
 		return local.New(l, cfg.Service.Env["GOMAXPROCS"])
 	},
-	"docker": func(cfg *config.Config, l cgroup.Limits) target.Target {
+	"docker": func(cfg *config.Config, l cgroup.Limits, out string) target.Target {
 		return docker.New(l, cfg.Service.Env["GOMAXPROCS"])
 	},
-	"kubernetes": func(cfg *config.Config, l cgroup.Limits) target.Target {
+	"kubernetes": func(cfg *config.Config, l cgroup.Limits, out string) target.Target {
 		return kubernetes.New("kubernetes", cfg.Kubernetes, l, cfg.Service.Env)
 	},
+	"kind": func(cfg *config.Config, l cgroup.Limits, out string) target.Target { return kind.New(cfg, l, out) },
 }
 
 // measure prepares the configured target and runs the experiment on the built
 // binaries: both sides in pairs, or onlySide alone for a recording.
 func (g *invocation) measure(ctx context.Context, binaries map[string]string, onlySide string) error {
-	tg := targets[g.cfg.Target](g.cfg, cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)})
+	tg := targets[g.cfg.Target](g.cfg, cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)}, g.out)
 	defer tg.Close()
 	env, err := tg.Prepare(ctx)
 	g.rep.Environment.Environment = env

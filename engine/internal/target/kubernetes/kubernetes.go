@@ -62,6 +62,11 @@ func New(name string, settings config.Kubernetes, limits cgroup.Limits, serviceE
 
 func (t *Target) Name() string { return t.name }
 
+// Configure replaces the kubernetes settings before Prepare: the kind
+// target knows its cluster's kubeconfig and image loader only once it has
+// created the cluster.
+func (t *Target) Configure(settings config.Kubernetes) { t.settings = settings }
+
 // Prepare connects to the cluster, makes the run's namespace (its own when
 // allowed), ships the load generator's image and starts its Job.
 func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {

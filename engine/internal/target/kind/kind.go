@@ -1,0 +1,257 @@
+// Package kind runs the service on a kind cluster that perfgate creates
+// for the gate and deletes afterwards: a uniquely named single-node
+// cluster from a generated config (API server on 127.0.0.1), images
+// handed over with `kind load image-archive`, then exactly the kubernetes
+// target. Creating the cluster is infrastructure: it is retried once, and
+// a second failure is an infrastructure error with kind's logs exported,
+// never a measurement.
+package kind
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/target/kubernetes"
+)
+
+// namePrefix starts every cluster perfgate creates; the rest of the name
+// is perfgate's pid and a random suffix, so a later perfgate on the same
+// machine can tell a dead run's cluster (pid gone) from a live one's.
+const namePrefix = "perfgate-"
+
+// createTimeout bounds one `kind create cluster`, node readiness included.
+const createTimeout = 5 * time.Minute
+
+// Target is the kind target. The zero value is not usable; call New.
+type Target struct {
+	*kubernetes.Target
+	settings config.Kind
+	kind     string // path of the kind command
+	cluster  string
+	workDir  string
+	logDir   string // where kind's logs go when the cluster fails
+	created  bool
+}
+
+// New returns a kind target; logDir receives kind's logs (kind export
+// logs) when creating the cluster fails.
+func New(cfg *config.Config, limits cgroup.Limits, logDir string) *Target {
+	return &Target{settings: cfg.Kind, logDir: logDir,
+		Target: kubernetes.New("kind", config.Kubernetes{}, limits, cfg.Service.Env)}
+}
+
+func (t *Target) Name() string { return "kind" }
+
+// Prepare sweeps clusters of dead perfgate runs, creates this run's
+// cluster (retrying once) and prepares the kubernetes target on it.
+func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
+	env := target.Environment{Target: "kind"}
+	var err error
+	if t.kind, err = exec.LookPath("kind"); err != nil {
+		return env, &target.ConfigError{Err: errors.New("target kind: the kind command is not installed; install it (https://kind.sigs.k8s.io/docs/user/quick-start/#installation; GitHub's ubuntu runners have it) or use target: docker")}
+	}
+	if _, err := exec.LookPath("docker"); err != nil {
+		return env, &target.ConfigError{Err: errors.New("target kind: kind runs its node in Docker, and the docker command is not installed")}
+	}
+	swept := t.sweep(ctx)
+	if t.workDir, err = os.MkdirTemp("", "perfgate-kind-"); err != nil {
+		return env, err
+	}
+	t.cluster = clusterName(os.Getpid())
+	if err := t.create(ctx); err != nil {
+		return env, err
+	}
+	t.Target.Configure(config.Kubernetes{
+		Kubeconfig: filepath.Join(t.workDir, "kubeconfig"),
+		ImageLoad:  loadArgs(t.kind, t.cluster),
+	})
+	env, err = t.Target.Prepare(ctx)
+	env.Warnings = append(env.Warnings, swept...)
+	env.Confinement = "kind cluster " + t.cluster + ", " + env.Confinement
+	return env, err
+}
+
+// create runs `kind create cluster`, and once more after deleting the
+// half-made cluster if the first attempt fails.
+func (t *Target) create(ctx context.Context) error {
+	configPath := filepath.Join(t.workDir, "kind.yaml")
+	data, err := clusterConfig(t.settings)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(configPath, data, 0o644); err != nil {
+		return err
+	}
+	var firstErr error
+	for attempt := 1; attempt <= 2; attempt++ {
+		t.created = true
+		out, err := t.run(ctx, createTimeout, createArgs(t.cluster, configPath, filepath.Join(t.workDir, "kubeconfig"))...)
+		if err == nil {
+			return nil
+		}
+		err = fmt.Errorf("kind create cluster %s (attempt %d of 2): %v\n%s", t.cluster, attempt, err, tail(out, 3000))
+		if ctx.Err() != nil {
+			return err
+		}
+		if attempt == 1 {
+			firstErr = err
+			fmt.Fprintf(os.Stderr, "perfgate: %v\nperfgate: retrying once\n", err)
+			t.delete()
+			continue
+		}
+		logs := t.exportLogs()
+		return fmt.Errorf("target kind: the cluster could not be created twice, which is an infrastructure problem, not a measurement: %w%s", errors.Join(firstErr, err), logs)
+	}
+	return nil
+}
+
+// Close deletes everything in the cluster (the kubernetes target), then
+// the cluster itself.
+func (t *Target) Close() error {
+	err := t.Target.Close()
+	if t.created {
+		err = errors.Join(err, t.delete())
+	}
+	if t.workDir != "" {
+		err = errors.Join(err, os.RemoveAll(t.workDir))
+	}
+	return err
+}
+
+func (t *Target) delete() error {
+	out, err := t.run(context.Background(), 2*time.Minute, deleteArgs(t.cluster)...)
+	if err != nil {
+		return fmt.Errorf("kind delete cluster %s: %v\n%s", t.cluster, err, tail(out, 2000))
+	}
+	return nil
+}
+
+// exportLogs keeps kind's node logs of a cluster that failed, and says
+// where they are.
+func (t *Target) exportLogs() string {
+	if t.logDir == "" {
+		return ""
+	}
+	dir := filepath.Join(t.logDir, "kind-logs")
+	if _, err := t.run(context.Background(), 2*time.Minute, "export", "logs", dir, "--name", t.cluster); err != nil {
+		return ""
+	}
+	return "; kind's logs are in " + dir
+}
+
+// sweep deletes clusters of perfgate runs on this machine whose perfgate is
+// gone (killed before it could clean up; self-hosted runners keep them).
+func (t *Target) sweep(ctx context.Context) []string {
+	out, err := t.run(ctx, time.Minute, "get", "clusters")
+	if err != nil {
+		return []string{fmt.Sprintf("could not list kind clusters to remove leftovers of earlier perfgate runs: %v", err)}
+	}
+	var warnings []string
+	for _, name := range staleClusters(out, alive) {
+		if _, err := t.run(ctx, 2*time.Minute, deleteArgs(name)...); err != nil {
+			warnings = append(warnings, fmt.Sprintf("could not delete kind cluster %s left by an earlier perfgate run: %v", name, err))
+		}
+	}
+	return warnings
+}
+
+func (t *Target) run(ctx context.Context, timeout time.Duration, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, t.kind, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// clusterName is perfgate-<pid>-<random>.
+func clusterName(pid int) string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s%d-%s", namePrefix, pid, hex.EncodeToString(b))
+}
+
+// staleClusters picks, from `kind get clusters` output, perfgate's clusters
+// whose perfgate process is no longer alive.
+func staleClusters(list string, alive func(pid int) bool) []string {
+	var stale []string
+	for _, name := range strings.Fields(list) {
+		rest, ok := strings.CutPrefix(name, namePrefix)
+		if !ok {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || alive(pid) {
+			continue
+		}
+		stale = append(stale, name)
+	}
+	return stale
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// clusterConfig is the kind config: one control-plane node, the API server
+// on loopback only, and the node image when configured.
+func clusterConfig(k config.Kind) ([]byte, error) {
+	type node struct {
+		Role  string `yaml:"role"`
+		Image string `yaml:"image,omitempty"`
+	}
+	return yaml.Marshal(struct {
+		Kind       string `yaml:"kind"`
+		APIVersion string `yaml:"apiVersion"`
+		Networking struct {
+			APIServerAddress string `yaml:"apiServerAddress"`
+		} `yaml:"networking"`
+		Nodes []node `yaml:"nodes"`
+	}{
+		Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4",
+		Networking: struct {
+			APIServerAddress string `yaml:"apiServerAddress"`
+		}{APIServerAddress: "127.0.0.1"},
+		Nodes: []node{{Role: "control-plane", Image: k.NodeImage}},
+	})
+}
+
+func createArgs(cluster, configPath, kubeconfig string) []string {
+	return []string{"create", "cluster", "--name", cluster, "--config", configPath, "--kubeconfig", kubeconfig, "--wait", "3m"}
+}
+
+func deleteArgs(cluster string) []string {
+	return []string{"delete", "cluster", "--name", cluster}
+}
+
+// loadArgs is the kubernetes target's image_load for this cluster.
+func loadArgs(kind, cluster string) []string {
+	return []string{kind, "load", "image-archive", "{archive}", "--name", cluster}
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

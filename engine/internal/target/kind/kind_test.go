@@ -1,0 +1,175 @@
+package kind
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// fakeKind puts a `kind` on PATH that records its command lines in the
+// returned log and behaves as told: `get clusters` prints clusters, and
+// `create cluster` fails the first failCreates times. kind itself cannot
+// create a cluster on this machine (its node image cannot be pulled); the
+// real thing runs in .github/workflows/kind.yml.
+func fakeKind(t *testing.T, clusters string, failCreates int) (logPath string) {
+	t.Helper()
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("the kind target checks for the docker command")
+	}
+	dir := t.TempDir()
+	logPath = filepath.Join(dir, "calls.log")
+	script := `#!/bin/sh
+echo "$*" >> "` + logPath + `"
+case "$1 $2" in
+"get clusters") printf '%s\n' ` + clusters + ` ;;
+"create cluster")
+  n=$(grep -c '^create cluster' "` + logPath + `")
+  if [ "$n" -le ` + strconv.Itoa(failCreates) + ` ]; then echo "ERROR: failed to create cluster: node image pull timed out" >&2; exit 1; fi ;;
+"export logs") mkdir -p "$3" && echo kubelet log > "$3/kubelet.log" ;;
+esac
+exit 0
+`
+	if err := os.WriteFile(filepath.Join(dir, "kind"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return logPath
+}
+
+func calls(t *testing.T, logPath string) []string {
+	data, _ := os.ReadFile(logPath)
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+func newTarget(logDir string) *Target {
+	return New(&config.Config{Kind: config.Kind{NodeImage: "kindest/node:v1.32.0"}}, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}, logDir)
+}
+
+func TestClusterConfigKeepsTheAPIServerOnLoopback(t *testing.T) {
+	data, err := clusterConfig(config.Kind{NodeImage: "kindest/node:v1.32.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+networking:
+    apiServerAddress: 127.0.0.1
+nodes:
+    - role: control-plane
+      image: kindest/node:v1.32.0
+`
+	if string(data) != want {
+		t.Errorf("config:\n%s\nwant:\n%s", data, want)
+	}
+	if data, _ := clusterConfig(config.Kind{}); strings.Contains(string(data), "image:") {
+		t.Errorf("without node_image the config should leave kind's default: %s", data)
+	}
+}
+
+func TestStaleClustersAreDeadPerfgateRunsOnly(t *testing.T) {
+	live := map[int]bool{100: true}
+	got := staleClusters("kind\nperfgate-100-aaaaaa\nperfgate-200-bbbbbb\nperfgate-notapid-cc\nmy-perfgate-300-dd\nperfgate-300\n", func(pid int) bool { return live[pid] })
+	if strings.Join(got, ",") != "perfgate-200-bbbbbb" {
+		t.Errorf("stale clusters %v, want only perfgate-200-bbbbbb", got)
+	}
+	if name := clusterName(4242); !strings.HasPrefix(name, "perfgate-4242-") || len(name) > 40 {
+		t.Errorf("cluster name %q", name)
+	}
+}
+
+// TestCreateIsRetriedOnceThenAnInfrastructureError: two failed creates
+// give an error that is neither a configuration error nor a measurement,
+// with kind's logs exported and the half-made cluster deleted each time.
+func TestCreateIsRetriedOnceThenAnInfrastructureError(t *testing.T) {
+	logPath := fakeKind(t, "", 2)
+	logDir := t.TempDir()
+	tg := newTarget(logDir)
+	_, err := tg.Prepare(context.Background())
+	closeErr := tg.Close()
+	var ce *target.ConfigError
+	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), "could not be created twice") ||
+		!strings.Contains(err.Error(), "node image pull timed out") || !strings.Contains(err.Error(), "kind-logs") {
+		t.Fatalf("error %v, want an infrastructure error with kind's message and logs", err)
+	}
+	if _, statErr := os.Stat(filepath.Join(logDir, "kind-logs", "kubelet.log")); statErr != nil {
+		t.Errorf("kind's logs were not exported: %v", statErr)
+	}
+	got := calls(t, logPath)
+	want := []string{"get clusters", "create cluster", "delete cluster", "create cluster", "export logs", "delete cluster"}
+	if len(got) != len(want) {
+		t.Fatalf("kind was called %q, want %v", got, want)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("call %d: %q, want %s…", i, got[i], w)
+		}
+	}
+	if !strings.Contains(got[1], "--name "+tg.cluster) || !strings.Contains(got[1], "--config ") || !strings.Contains(got[1], "--kubeconfig ") {
+		t.Errorf("create command line %q", got[1])
+	}
+	if closeErr != nil {
+		t.Errorf("Close: %v", closeErr)
+	}
+}
+
+// TestClusterIsDeletedWhenTheKubernetesStepFails: the cluster is created,
+// the kubernetes target then fails (the fake kind wrote no kubeconfig), and
+// Close still deletes the cluster.
+func TestClusterIsDeletedWhenTheKubernetesStepFails(t *testing.T) {
+	logPath := fakeKind(t, "", 0)
+	tg := newTarget(t.TempDir())
+	_, err := tg.Prepare(context.Background())
+	if err == nil {
+		t.Fatal("Prepare succeeded without a kubeconfig")
+	}
+	if err := tg.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	got := calls(t, logPath)
+	if last := got[len(got)-1]; last != "delete cluster --name "+tg.cluster {
+		t.Errorf("last kind call %q, want the cluster deleted; calls %q", last, got)
+	}
+	if _, err := os.Stat(tg.workDir); !os.IsNotExist(err) {
+		t.Errorf("work directory %s left behind", tg.workDir)
+	}
+}
+
+// TestSweepDeletesClustersOfDeadRuns lists a dead run's cluster, a live
+// run's (this process) and someone else's: only the first is deleted.
+func TestSweepDeletesClustersOfDeadRuns(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadName := "perfgate-" + strconv.Itoa(dead.Process.Pid) + "-abcdef"
+	liveName := "perfgate-" + strconv.Itoa(os.Getpid()) + "-123456"
+	logPath := fakeKind(t, deadName+" "+liveName+" dev", 0)
+	tg := newTarget(t.TempDir())
+	_, _ = tg.Prepare(context.Background())
+	tg.Close()
+	var deleted []string
+	for _, c := range calls(t, logPath) {
+		if strings.HasPrefix(c, "delete cluster --name ") {
+			deleted = append(deleted, strings.TrimPrefix(c, "delete cluster --name "))
+		}
+	}
+	if len(deleted) != 2 || deleted[0] != deadName || deleted[1] != tg.cluster {
+		t.Errorf("deleted %v, want the dead run's %s then this run's own", deleted, deadName)
+	}
+}
+
+func TestImagesAreLoadedWithKindLoad(t *testing.T) {
+	got := strings.Join(loadArgs("/usr/local/bin/kind", "perfgate-1-aa"), " ")
+	if got != "/usr/local/bin/kind load image-archive {archive} --name perfgate-1-aa" {
+		t.Errorf("load command %q", got)
+	}
+}
