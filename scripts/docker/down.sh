@@ -6,6 +6,9 @@
 set -uo pipefail
 state=/run/perfgate-docker
 sock=unix://$state.sock
+# Nothing to do unless up.sh started a private engine (an engine the
+# machine already ran was only used, and stays as it was).
+[ -d "$state" ] || [ -f "$state.pid" ] || exit 0
 if [ -S "$state.sock" ]; then
   ids=$(DOCKER_HOST=$sock docker ps -aq 2>/dev/null)
   [ -n "$ids" ] && DOCKER_HOST=$sock docker rm -f $ids >/dev/null 2>&1

@@ -11,6 +11,13 @@ if [ -S "$state.sock" ] && DOCKER_HOST=$sock docker info >/dev/null 2>&1; then
   echo "DOCKER_HOST=$sock"
   exit 0
 fi
+# An engine the machine already runs (GitHub's runners have one) is used
+# as it is: a second dockerd would fight it over docker0 and iptables.
+# down.sh leaves it alone, since only a private engine has $state.
+if [ -z "${PERFGATE_PRIVATE_DOCKER:-}" ] && command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+  echo "DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}"
+  exit 0
+fi
 if ! command -v dockerd >/dev/null || ! command -v docker >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
 fi
