@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # All tests: formatting, vet, the engine's unit and end-to-end tests (real
-# processes, cgroups, containers and profiles), the example service and its planted
+# processes, cgroups, containers, a Kubernetes cluster and profiles), the example service and its planted
 # regressions, and the action's unit tests (fake GitHub API checked against
 # GitHub's REST description) and end-to-end run through @github/local-action.
 set -euo pipefail
@@ -17,23 +17,31 @@ fi
 
 if [ "$(id -u)" = 0 ]; then
   # The docker target's tests run against a private engine (its own socket,
-  # data root and bridge rules), removed again however this script ends.
+  # data root and bridge rules) and the kubernetes target's against a real
+  # single-node cluster (scripts/k8s-local; the first run builds Kubernetes,
+  # about 5 minutes, cached in /var/cache/perfgate-k8s). Both are removed
+  # again however this script ends.
+  trap 'bash "$root/scripts/k8s-local/down.sh" >/dev/null; bash "$root/scripts/docker/down.sh"' EXIT
   echo "==> a private Docker engine for the docker target's tests"
   docker_host=$(bash "$root/scripts/docker/up.sh" | tail -1)
   export "${docker_host?}"
-  trap 'bash "$root/scripts/docker/down.sh"' EXIT
+  echo "==> a local Kubernetes cluster for the kubernetes target's tests"
+  kubeconfig=$(bash "$root/scripts/k8s-local/up.sh" | tail -1)
+  export "${kubeconfig?}"
 fi
 
 echo "==> engine: go vet"
 (cd "$root/engine" && go vet ./...)
 
 echo "==> engine: unit tests with the race detector"
-(cd "$root/engine" && go test -race -count=1 $(go list ./... | grep -v /cmd/perfgate))
+(cd "$root/engine" && go test -race -count=1 $(go list ./... | grep -v -e /cmd/perfgate -e /target/kubernetes))
 
-echo "==> engine: end-to-end gates of the example service"
-# Without -race: the load generator runs in the test process, and the race
-# detector's overhead would distort the measured load.
-(cd "$root/engine" && go test -count=1 -timeout 20m ./cmd/perfgate)
+echo "==> engine: kubernetes target and end-to-end gates of the example service"
+# Without -race, and static (CGO_ENABLED=0): the kubernetes target ships the
+# test binary itself into the cluster as the load generator's FROM-scratch
+# image, and in the other gates the load generator runs in the test
+# process, where the race detector's overhead would distort the load.
+(cd "$root/engine" && CGO_ENABLED=0 go test -count=1 -timeout 40m ./internal/target/kubernetes ./cmd/perfgate)
 
 echo "==> example service"
 (cd "$root/examples/service" && go vet ./... && go test -race -count=1 ./...)

@@ -99,4 +99,3 @@ func TestDockerGateTinyMemoryIsInvalidOOM(t *testing.T) {
 		t.Errorf("left behind: %v", l)
 	}
 }
-
