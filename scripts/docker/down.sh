@@ -29,7 +29,7 @@ for table in filter nat; do
   iptables -t "$table" -S 2>/dev/null | awk '/^-N DOCKER/ {print $2}' |
     while read -r chain; do iptables -t "$table" -F "$chain" 2>/dev/null; iptables -t "$table" -X "$chain" 2>/dev/null; done
 done
-if read -r forward policy <"$state/host-state" 2>/dev/null; then
+if [ -f "$state/host-state" ] && read -r forward policy <"$state/host-state"; then
   echo "$forward" >/proc/sys/net/ipv4/ip_forward
   [ -n "$policy" ] && iptables -P FORWARD "$policy"
 fi

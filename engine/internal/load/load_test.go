@@ -248,8 +248,11 @@ func TestGeneratorReusesConnections(t *testing.T) {
 	}
 	mu.Unlock()
 	// A fresh pool would send none of the second attack's requests over
-	// the first attack's connections; allow a stray extra connection.
-	if second == 0 || float64(reused) < 0.9*float64(second) {
+	// the first attack's connections and open its own. Allow one stray new
+	// connection (a request that found every pooled one busy), but count
+	// connections, not requests: a stray one can carry most of the
+	// requests after it (62 of 100 in one CI run).
+	if second == 0 || reused == 0 || newInSecond > 1 {
 		t.Errorf("%d of the second attack's %d requests went over connections from the first (%d new connections in the second)", reused, second, newInSecond)
 	}
 	if len(opened) > 10 {
