@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { existsSync, readFileSync } from 'node:fs'
 import { uploadResults } from './artifact.js'
 import { getErrorMessage } from './errors.js'
+import { deleteOrphanedKindClusters } from './kind-clusters.js'
 import * as state from './state.js'
 
 /** How long the engine gets to stop its service and write its results. */
@@ -9,9 +10,9 @@ const stopGraceMs = 10_000
 
 /**
  * post runs after the job's steps, also when they failed or the job was
- * cancelled. It stops an engine that is still running and uploads results
- * that main did not get to upload. It only warns: cleanup must never turn a
- * result into a failure.
+ * cancelled. It stops an engine that is still running, deletes kind
+ * clusters a killed engine left, and uploads results that main did not get
+ * to upload. It only warns: cleanup must never turn a result into a failure.
  */
 export async function post(): Promise<void> {
   try {
@@ -19,6 +20,7 @@ export async function post(): Promise<void> {
   } catch (error) {
     core.warning(`Stopping the perfgate engine failed: ${getErrorMessage(error)}`)
   }
+  await deleteOrphanedKindClusters(alive)
   const { resultsDir, artifactName } = state.uploadPlan()
   if (!state.wasUploaded() && resultsDir && existsSync(resultsDir)) {
     try {
