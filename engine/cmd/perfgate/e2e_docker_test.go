@@ -7,23 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// requireDocker skips a test when no Docker engine answers, unless
-// PERFGATE_REQUIRE_DOCKER=1 (scripts/test.sh starts a private engine and
-// sets it), where a missing engine is a failure rather than a skip.
-func requireDocker(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("the docker target reads container cgroups (root)")
-	}
-	if err := exec.Command("docker", "info").Run(); err != nil {
-		if os.Getenv("PERFGATE_REQUIRE_DOCKER") == "1" {
-			t.Fatalf("PERFGATE_REQUIRE_DOCKER=1 but `docker info` fails: %v (DOCKER_HOST=%q)", err, os.Getenv("DOCKER_HOST"))
-		}
-		t.Skip("no Docker engine answers; scripts/docker/up.sh starts one")
-	}
-}
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
+)
 
 // dockerLeftovers lists containers and images perfgate labelled that are
 // still there.
@@ -57,7 +43,7 @@ func dockerConfig(t *testing.T, cpu, memory string, rate int) string {
 // a tenth of a core under a load that needs more: the container's cgroup
 // throttles it, the report shows it, and the hint says so.
 func TestDockerGateThrottlesAtATenthOfACPU(t *testing.T) {
-	requireDocker(t)
+	targettest.RequireDocker(t)
 	g := runGateCommand(t, dockerConfig(t, "100m", "256Mi", 400), exampleService(t), regressedHead(t, ""))
 	if g.report == nil || g.report.Verdict == "regression" || g.report.Environment.Target != "docker" {
 		t.Fatalf("exit %d, want a docker report and no regression", g.code)
@@ -84,7 +70,7 @@ func TestDockerGateThrottlesAtATenthOfACPU(t *testing.T) {
 }
 
 func TestDockerGateTinyMemoryIsInvalidOOM(t *testing.T) {
-	requireDocker(t)
+	targettest.RequireDocker(t)
 	g := runGateCommand(t, dockerConfig(t, `"1"`, "8Mi", 200), exampleService(t), regressedHead(t, ""))
 	if g.code != 4 || g.report == nil || g.report.Verdict != "invalid" {
 		t.Fatalf("exit %d, want 4 with verdict invalid", g.code)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
 // TestSameNumbersOnEveryTarget gates the planted allocation regression on
@@ -15,7 +17,7 @@ import (
 // window allocate too, about one allocation per request at 200 requests a
 // window, which alone would be a 1% swing.
 func TestSameNumbersOnEveryTarget(t *testing.T) {
-	requireDocker(t)
+	targettest.RequireDocker(t)
 	requireKubernetes(t)
 	head := regressedHead(t, "alloc-sprintf.patch")
 	cfg := strings.Replace(strings.Replace(decisiveExperiment, "rate: 200", "rate: 400", 1), "duration: 1s", "duration: 2s", 1)

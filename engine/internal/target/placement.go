@@ -119,3 +119,29 @@ func (p Placement) Undo() error {
 	}
 	return PinSelf(p.original)
 }
+
+// SizeGOMAXPROCS chooses the service's GOMAXPROCS (ChooseGOMAXPROCS) and
+// records it, with its source and any warning, in the environment.
+func (env *Environment) SizeGOMAXPROCS(cpuMillicores int64, fromServiceEnv string) (int, error) {
+	n, source, warning, err := ChooseGOMAXPROCS(cpuMillicores, fromServiceEnv)
+	if err != nil {
+		return 0, err
+	}
+	if warning != "" {
+		env.Warnings = append(env.Warnings, warning)
+	}
+	env.GOMAXPROCS, env.GOMAXPROCSSource = n, source
+	return n, nil
+}
+
+// PlaceService places the service apart from the load generator (Place)
+// and records the CPU sets and any warning in the environment.
+func (env *Environment) PlaceService(cpuMillicores int64) (Placement, error) {
+	placement, warnings, err := Place(cpuMillicores)
+	env.Warnings = append(env.Warnings, warnings...)
+	if err != nil {
+		return Placement{}, err
+	}
+	env.ServiceCPUs, env.GeneratorCPUs = placement.Service, placement.Generator
+	return placement, nil
+}

@@ -1,8 +1,11 @@
 package target
 
 import (
+	"time"
+
 	"bufio"
 	"fmt"
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"os"
 	"strconv"
 	"strings"
@@ -55,4 +58,25 @@ func MaxRSSBytes(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+// ReadCounters reads a service's counters on this machine: its process's
+// CPU time and high-water mark from /proc and, when it is confined, its
+// control group's counters. Every target whose service runs here (a
+// process, a container, a pod on this node) reads them this way.
+func ReadCounters(pid int, group *cgroup.Group) (Counters, error) {
+	c := Counters{At: time.Now()}
+	var err error
+	if c.ProcessCPUNano, err = ProcessCPUNanos(pid); err != nil {
+		return c, fmt.Errorf("read service CPU time: %w", err)
+	}
+	c.MaxRSSBytes, _ = MaxRSSBytes(pid)
+	if group != nil {
+		s, err := group.Stats()
+		if err != nil {
+			return c, fmt.Errorf("read cgroup counters: %w", err)
+		}
+		c.Cgroup = &s
+	}
+	return c, nil
 }

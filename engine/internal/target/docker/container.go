@@ -56,7 +56,7 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 		_, _ = t.docker.run(context.Background(), "rm", "--force", name)
 		return nil, &InfraError{Err: fmt.Errorf("target docker: start the service's container: %w", err)}
 	}
-	t.track(c, true)
+	t.live.Track(c, true)
 	go c.waitExit()
 	if err := c.locate(ctx); err != nil {
 		c.Stop()
@@ -234,19 +234,11 @@ func (c *container) Exited() <-chan struct{} { return c.exited }
 // Counters reads the service process's CPU time and high-water mark from
 // /proc and the container's cgroup counters.
 func (c *container) Counters() (target.Counters, error) {
-	counters := target.Counters{At: time.Now()}
-	var err error
-	if counters.ProcessCPUNano, err = target.ProcessCPUNanos(c.pid); err != nil {
-		return counters, fmt.Errorf("read service CPU time: %w", err)
+	counters, err := target.ReadCounters(c.pid, c.group)
+	if counters.Cgroup != nil {
+		c.lastStats = counters.Cgroup
 	}
-	counters.MaxRSSBytes, _ = target.MaxRSSBytes(c.pid)
-	s, err := c.group.Stats()
-	if err != nil {
-		return counters, fmt.Errorf("read the container's cgroup counters: %w", err)
-	}
-	c.lastStats = &s
-	counters.Cgroup = &s
-	return counters, nil
+	return counters, err
 }
 
 // Stop stops the container (SIGTERM, then SIGKILL after stopGrace), keeps
@@ -275,7 +267,7 @@ func (c *container) Stop() target.Exit {
 		if _, err := c.t.docker.run(ctx, "rm", "--force", "--volumes", c.id); err != nil {
 			fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
 		}
-		c.t.track(c, false)
+		c.t.live.Track(c, false)
 	})
 	return c.exit
 }

@@ -56,14 +56,14 @@ type Target struct {
 
 	mu      sync.Mutex
 	images  map[string]string // binary path → loaded image reference
-	live    map[*container]bool
+	live    target.Live[*container]
 	started int
 }
 
 // New returns a docker target that runs each service process under the
 // given limits. userGOMAXPROCS is service.env's GOMAXPROCS, or "".
 func New(limits cgroup.Limits, userGOMAXPROCS string) *Target {
-	return &Target{limits: limits, userGOMAXPROCS: userGOMAXPROCS, images: map[string]string{}, live: map[*container]bool{}}
+	return &Target{limits: limits, userGOMAXPROCS: userGOMAXPROCS, images: map[string]string{}}
 }
 
 func (t *Target) Name() string { return "docker" }
@@ -94,23 +94,11 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	}
 	t.env.Warnings = append(t.env.Warnings, t.sweep(ctx)...)
 
-	gomaxprocs, source, warning, err := target.ChooseGOMAXPROCS(t.limits.CPUMillicores, t.userGOMAXPROCS)
-	if err != nil {
+	if t.gomaxprocs, err = t.env.SizeGOMAXPROCS(t.limits.CPUMillicores, t.userGOMAXPROCS); err != nil {
 		return t.env, err
 	}
-	if warning != "" {
-		t.env.Warnings = append(t.env.Warnings, warning)
-	}
-	t.gomaxprocs, t.env.GOMAXPROCS, t.env.GOMAXPROCSSource = gomaxprocs, gomaxprocs, source
-
-	placement, warnings, err := target.Place(t.limits.CPUMillicores)
-	t.env.Warnings = append(t.env.Warnings, warnings...)
-	if err != nil {
-		return t.env, err
-	}
-	t.placement = placement
-	t.env.ServiceCPUs, t.env.GeneratorCPUs = placement.Service, placement.Generator
-	return t.env, nil
+	t.placement, err = t.env.PlaceService(t.limits.CPUMillicores)
+	return t.env, err
 }
 
 // unreachable turns a failed `docker info` into an infrastructure error
@@ -132,16 +120,10 @@ func (t *Target) unreachable(err error) error {
 // perfgate's CPU affinity.
 func (t *Target) Close() error {
 	t.mu.Lock()
-	var live []*container
-	for c := range t.live {
-		live = append(live, c)
-	}
 	images := t.images
 	t.images = map[string]string{}
 	t.mu.Unlock()
-	for _, c := range live {
-		c.Stop()
-	}
+	t.live.Each(func(c *container) { c.Stop() })
 	var errs []error
 	ctx := context.Background()
 	if t.run != "" {
@@ -157,16 +139,6 @@ func (t *Target) Close() error {
 	}
 	errs = append(errs, t.placement.Undo())
 	return errors.Join(errs...)
-}
-
-func (t *Target) track(c *container, alive bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if alive {
-		t.live[c] = true
-	} else {
-		delete(t.live, c)
-	}
 }
 
 func randomHex(n int) string {

@@ -17,41 +17,12 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/image"
 	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
-
-// requireDocker skips without a Docker engine, unless
-// PERFGATE_REQUIRE_DOCKER=1 (scripts/test.sh), where that is a failure.
-func requireDocker(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("the docker target reads container cgroups (root)")
-	}
-	if err := exec.Command("docker", "info").Run(); err != nil {
-		if os.Getenv("PERFGATE_REQUIRE_DOCKER") == "1" {
-			t.Fatalf("PERFGATE_REQUIRE_DOCKER=1 but `docker info` fails: %v", err)
-		}
-		t.Skip("no Docker engine answers; scripts/docker/up.sh starts one")
-	}
-}
-
-// buildSvc compiles ../testdata/svc statically (a scratch image has no C
-// library) once per test binary.
-func buildSvc(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(os.TempDir(), "perfgate-docker-test-svc")
-	if _, err := os.Stat(bin); err != nil {
-		cmd := exec.Command("go", "build", "-o", bin, "../testdata/svc")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build test service: %v\n%s", err, out)
-		}
-	}
-	return bin
-}
 
 func specFor(t *testing.T, mode string) target.Spec {
 	return target.Spec{
-		Binary:       buildSvc(t),
+		Binary:       targettest.BuildSvc(t),
 		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
 		Env:          func(addr string, port int) []string { return []string{"SVC_PORT=" + strconv.Itoa(port)} },
 		Ready:        "/healthz",
@@ -85,7 +56,7 @@ func labelled(t *testing.T, run string) string {
 }
 
 func TestContainerIsConfinedAndReachedWithoutDockerProxy(t *testing.T) {
-	requireDocker(t)
+	targettest.RequireDocker(t)
 	limits := cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}
 	tg := prepared(t, limits)
 	spec := specFor(t, "ok")
@@ -141,7 +112,7 @@ func TestContainerIsConfinedAndReachedWithoutDockerProxy(t *testing.T) {
 }
 
 func TestServiceDyingAtStartFailsFastWithItsStderr(t *testing.T) {
-	requireDocker(t)
+	targettest.RequireDocker(t)
 	tg := prepared(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
 	start := time.Now()
 	_, err := tg.Start(context.Background(), specFor(t, "die"))
@@ -159,7 +130,7 @@ func TestServiceDyingAtStartFailsFastWithItsStderr(t *testing.T) {
 }
 
 func TestContainerOverItsMemoryLimitIsOOMKilled(t *testing.T) {
-	requireDocker(t)
+	targettest.RequireDocker(t)
 	tg := prepared(t, cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 24 << 20})
 	inst, err := tg.Start(context.Background(), specFor(t, "ok"))
 	if err != nil {
@@ -183,7 +154,7 @@ func TestContainerOverItsMemoryLimitIsOOMKilled(t *testing.T) {
 // as a dead perfgate's, and a container of a live one: Prepare removes the
 // first two and leaves the live run's alone.
 func TestPrepareSweepsWhatDeadRunsLeft(t *testing.T) {
-	requireDocker(t)
+	targettest.RequireDocker(t)
 	host, _ := os.Hostname()
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
@@ -192,7 +163,7 @@ func TestPrepareSweepsWhatDeadRunsLeft(t *testing.T) {
 	deadPID := strconv.Itoa(dead.Process.Pid)
 	archive := filepath.Join(t.TempDir(), "stale.tar")
 	stale := "perfgate/service:stale-" + randomHex(3)
-	if _, err := image.WriteArchive(archive, image.Spec{Ref: stale, Binary: buildSvc(t), Labels: map[string]string{
+	if _, err := image.WriteArchive(archive, image.Spec{Ref: stale, Binary: targettest.BuildSvc(t), Labels: map[string]string{
 		labelRun: "stale", labelPID: deadPID, labelHost: host,
 	}}); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
 // testImageLoad is how images reach the test cluster's node:
@@ -30,20 +30,6 @@ func testImageLoad(t *testing.T) []string {
 	}
 	script, _ := filepath.Abs("../../../../scripts/k8s-local/load-image.sh")
 	return []string{"bash", script, "{archive}"}
-}
-
-// buildSvc compiles ../testdata/svc statically once per test binary.
-func buildSvc(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(os.TempDir(), "perfgate-kubernetes-test-svc")
-	if _, err := os.Stat(bin); err != nil {
-		cmd := exec.Command("go", "build", "-o", bin, "../testdata/svc")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build test service: %v\n%s", err, out)
-		}
-	}
-	return bin
 }
 
 func preparedTarget(t *testing.T, limits cgroup.Limits) *Target {
@@ -71,7 +57,7 @@ func mustExecutable(t *testing.T) string {
 
 func svcSpec(t *testing.T, mode string) target.Spec {
 	return target.Spec{
-		Binary:       buildSvc(t),
+		Binary:       targettest.BuildSvc(t),
 		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
 		Env:          func(string, int) []string { return nil },
 		Ready:        "/healthz",

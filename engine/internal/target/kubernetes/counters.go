@@ -94,18 +94,7 @@ type cgroupCounters struct {
 }
 
 func (c *cgroupCounters) read() (target.Counters, error) {
-	counters := target.Counters{At: time.Now()}
-	var err error
-	if counters.ProcessCPUNano, err = target.ProcessCPUNanos(c.pid); err != nil {
-		return counters, fmt.Errorf("read service CPU time: %w", err)
-	}
-	counters.MaxRSSBytes, _ = target.MaxRSSBytes(c.pid)
-	s, err := c.group.Stats()
-	if err != nil {
-		return counters, fmt.Errorf("read the container's cgroup counters: %w", err)
-	}
-	counters.Cgroup = &s
-	return counters, nil
+	return target.ReadCounters(c.pid, c.group)
 }
 
 // cadvisorCounters reads the kubelet's cAdvisor metrics of the container

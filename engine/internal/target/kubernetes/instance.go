@@ -61,7 +61,7 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	}
 	i := &instance{t: t, spec: s, ready: spec.Ready, readyTime: spec.ReadyTimeout, logDir: spec.LogDir, http: httpClient,
 		exited: make(chan struct{}), done: make(chan struct{})}
-	t.track(i, true)
+	t.live.Track(i, true)
 	apps, core := t.cluster.clientset.AppsV1(), t.cluster.clientset.CoreV1()
 	if _, err := apps.Deployments(t.namespace).Create(ctx, s.Deployment(), metav1.CreateOptions{}); err != nil {
 		i.Stop()
@@ -168,7 +168,7 @@ func (i *instance) Stop() target.Exit {
 			i.keepLogs(pod)
 		}
 		i.delete(ctx)
-		i.t.track(i, false)
+		i.t.live.Track(i, false)
 	})
 	return i.exit
 }

@@ -49,15 +49,14 @@ type Target struct {
 	loadgenPod   string
 
 	mu       sync.Mutex
-	live     map[*instance]bool
+	live     target.Live[*instance]
 	started  int
-	closed   bool
 	warnings []string
 }
 
 // New returns a kubernetes target for the config's kubernetes section.
 func New(name string, settings config.Kubernetes, limits cgroup.Limits, serviceEnv map[string]string) *Target {
-	return &Target{name: name, settings: settings, limits: limits, serviceEnv: serviceEnv, live: map[*instance]bool{}}
+	return &Target{name: name, settings: settings, limits: limits, serviceEnv: serviceEnv}
 }
 
 func (t *Target) Name() string { return t.name }
@@ -78,14 +77,9 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	t.run = "perfgate-" + randomHex(4)
 	t.env.Confinement = fmt.Sprintf("kubernetes %s (context %s), Guaranteed QoS", t.cluster.version, t.cluster.context)
 
-	gomaxprocs, source, warning, err := target.ChooseGOMAXPROCS(t.limits.CPUMillicores, t.serviceEnv["GOMAXPROCS"])
-	if err != nil {
+	if t.gomaxprocs, err = t.env.SizeGOMAXPROCS(t.limits.CPUMillicores, t.serviceEnv["GOMAXPROCS"]); err != nil {
 		return t.env, err
 	}
-	if warning != "" {
-		t.env.Warnings = append(t.env.Warnings, warning)
-	}
-	t.gomaxprocs, t.env.GOMAXPROCS, t.env.GOMAXPROCSSource = gomaxprocs, gomaxprocs, source
 
 	if t.workDir, err = os.MkdirTemp("", "perfgate-images-"); err != nil {
 		return t.env, err
@@ -156,16 +150,7 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 // by the run's label. It waits until they are gone, so nothing of the run
 // is left when perfgate exits.
 func (t *Target) Close() error {
-	t.mu.Lock()
-	var live []*instance
-	for i := range t.live {
-		live = append(live, i)
-	}
-	t.closed = true
-	t.mu.Unlock()
-	for _, i := range live {
-		i.Stop()
-	}
+	t.live.Each(func(i *instance) { i.Stop() })
 	var errs []error
 	if t.cluster != nil && t.namespace != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -208,16 +193,6 @@ func (t *Target) deleteRun(ctx context.Context) error {
 		return err == nil && len(pods.Items) == 0, err
 	}, "the run's pods to be deleted"))
 	return errors.Join(errs...)
-}
-
-func (t *Target) track(i *instance, alive bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if alive {
-		t.live[i] = true
-	} else {
-		delete(t.live, i)
-	}
 }
 
 // serviceEnvFor is service.env with {addr}/{port} filled, plus GOMAXPROCS

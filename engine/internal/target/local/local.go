@@ -5,7 +5,6 @@ package local
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -23,14 +22,13 @@ type Target struct {
 	gomaxprocs int
 	placement  target.Placement
 
-	mu   sync.Mutex
-	live map[*process]bool
+	live target.Live[*process]
 }
 
 // New returns a local target that confines each service process to the
 // given limits. userGOMAXPROCS is service.env's GOMAXPROCS, or "".
 func New(limits cgroup.Limits, userGOMAXPROCS string) *Target {
-	return &Target{limits: limits, userGOMAXPROCS: userGOMAXPROCS, live: map[*process]bool{}}
+	return &Target{limits: limits, userGOMAXPROCS: userGOMAXPROCS}
 }
 
 func (t *Target) Name() string { return "local" }
@@ -51,23 +49,12 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		t.env.Confinement = fmt.Sprintf("cgroup v%d", h.Version)
 	}
 
-	gomaxprocs, source, warning, err := target.ChooseGOMAXPROCS(t.limits.CPUMillicores, t.userGOMAXPROCS)
-	if err != nil {
+	var err error
+	if t.gomaxprocs, err = t.env.SizeGOMAXPROCS(t.limits.CPUMillicores, t.userGOMAXPROCS); err != nil {
 		return t.env, err
 	}
-	if warning != "" {
-		t.env.Warnings = append(t.env.Warnings, warning)
-	}
-	t.gomaxprocs, t.env.GOMAXPROCS, t.env.GOMAXPROCSSource = gomaxprocs, gomaxprocs, source
-
-	placement, warnings, err := target.Place(t.limits.CPUMillicores)
-	t.env.Warnings = append(t.env.Warnings, warnings...)
-	if err != nil {
-		return t.env, err
-	}
-	t.placement = placement
-	t.env.ServiceCPUs, t.env.GeneratorCPUs = placement.Service, placement.Generator
-	return t.env, nil
+	t.placement, err = t.env.PlaceService(t.limits.CPUMillicores)
+	return t.env, err
 }
 
 // probeCgroups removes groups of dead perfgate processes and creates (then
@@ -92,24 +79,6 @@ func (t *Target) probeCgroups() (*cgroup.Hierarchy, cgroup.Limits, error) {
 
 // Close stops any process still running and restores perfgate's affinity.
 func (t *Target) Close() error {
-	t.mu.Lock()
-	var live []*process
-	for p := range t.live {
-		live = append(live, p)
-	}
-	t.mu.Unlock()
-	for _, p := range live {
-		p.Stop()
-	}
+	t.live.Each(func(p *process) { p.Stop() })
 	return t.placement.Undo()
-}
-
-func (t *Target) track(p *process, alive bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if alive {
-		t.live[p] = true
-	} else {
-		delete(t.live, p)
-	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,25 +15,12 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
-
-// buildSvc compiles ../testdata/svc (shared by the targets' tests) once
-// per test binary.
-func buildSvc(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(os.TempDir(), "perfgate-local-test-svc")
-	if _, err := os.Stat(bin); err != nil {
-		out, err := exec.Command("go", "build", "-o", bin, "../testdata/svc").CombinedOutput()
-		if err != nil {
-			t.Fatalf("build test service: %v\n%s", err, out)
-		}
-	}
-	return bin
-}
 
 func specFor(t *testing.T, mode string) target.Spec {
 	return target.Spec{
-		Binary:       buildSvc(t),
+		Binary:       targettest.BuildSvc(t),
 		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
 		Env:          func(string, int) []string { return nil },
 		Ready:        "/healthz",

@@ -110,7 +110,7 @@ func (p *process) launch(spec target.Spec, addr string, port int) error {
 	if err := p.cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", spec.Binary, err)
 	}
-	p.t.track(p, true)
+	p.t.live.Track(p, true)
 	go func() {
 		p.waitErr = p.cmd.Wait()
 		close(p.exited)
@@ -122,20 +122,7 @@ func (p *process) BaseURL() string         { return p.url }
 func (p *process) Exited() <-chan struct{} { return p.exited }
 
 func (p *process) Counters() (target.Counters, error) {
-	c := target.Counters{At: time.Now()}
-	var err error
-	if c.ProcessCPUNano, err = target.ProcessCPUNanos(p.cmd.Process.Pid); err != nil {
-		return c, fmt.Errorf("read service CPU time: %w", err)
-	}
-	c.MaxRSSBytes, _ = target.MaxRSSBytes(p.cmd.Process.Pid)
-	if p.group != nil {
-		s, err := p.group.Stats()
-		if err != nil {
-			return c, fmt.Errorf("read cgroup counters: %w", err)
-		}
-		c.Cgroup = &s
-	}
-	return c, nil
+	return target.ReadCounters(p.cmd.Process.Pid, p.group)
 }
 
 // Stop sends SIGTERM to the process group, then SIGKILL after stopGrace,
@@ -158,7 +145,7 @@ func (p *process) Stop() target.Exit {
 			// Whatever the service left in its group dies with it.
 			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 			p.recordExitStatus()
-			p.t.track(p, false)
+			p.t.live.Track(p, false)
 		}
 		if p.group != nil {
 			if s, err := p.group.Stats(); err == nil && s.OOMKills > 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
 // TestWithoutPrivilegeRunsUnconfinedAndSaysSo runs this test binary again
@@ -37,7 +38,7 @@ func TestWithoutPrivilegeRunsUnconfinedAndSaysSo(t *testing.T) {
 	os.Chmod(dir, 0o755)
 	copyOfSelf := filepath.Join(dir, "local.test")
 	copyFile(t, self, copyOfSelf)
-	svc := buildSvc(t)
+	svc := targettest.BuildSvc(t)
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", copyOfSelf,
 		"-test.run=^TestWithoutPrivilegeRunsUnconfinedAndSaysSo$", "-test.v")
 	cmd.Env = append(os.Environ(), "PERFGATE_TEST_AS_NOBODY=1", "PERFGATE_TEST_SVC="+svc, "TMPDIR=/tmp", "HOME=/tmp")

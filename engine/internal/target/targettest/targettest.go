@@ -1,0 +1,46 @@
+// Package targettest holds what the targets' tests share: the test
+// service and the checks for a Docker engine.
+package targettest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// BuildSvc compiles internal/target/testdata/svc statically (a scratch
+// image has no C library) once per test binary and returns its path.
+func BuildSvc(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	source := filepath.Join(filepath.Dir(file), "..", "testdata", "svc")
+	bin := filepath.Join(os.TempDir(), "perfgate-test-svc-"+runtime.GOARCH)
+	if _, err := os.Stat(bin); err != nil {
+		cmd := exec.Command("go", "build", "-o", bin, ".")
+		cmd.Dir = source
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build test service: %v\n%s", err, out)
+		}
+	}
+	return bin
+}
+
+// RequireDocker skips a test when no Docker engine answers, unless
+// PERFGATE_REQUIRE_DOCKER=1 (scripts/test.sh starts an engine and sets
+// it), where a missing engine is a failure. The docker target reads
+// container cgroups, which needs root.
+func RequireDocker(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the docker target reads container cgroups (root)")
+	}
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		if os.Getenv("PERFGATE_REQUIRE_DOCKER") == "1" {
+			t.Fatalf("PERFGATE_REQUIRE_DOCKER=1 but `docker info` fails: %v (DOCKER_HOST=%q)", err, os.Getenv("DOCKER_HOST"))
+		}
+		t.Skip("no Docker engine answers; scripts/docker/up.sh starts one")
+	}
+}
