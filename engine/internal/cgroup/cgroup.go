@@ -106,7 +106,7 @@ func (g *Group) verify(want Limits) error {
 	if err != nil {
 		return fmt.Errorf("read back cgroup limits: %w", err)
 	}
-	if got.CPUMillicores != want.CPUMillicores || got.MemoryBytes != pageRound(want.MemoryBytes) {
+	if got.CPUMillicores != want.CPUMillicores || got.MemoryBytes != PageRound(want.MemoryBytes) {
 		return fmt.Errorf("cgroup did not take the limits: asked cpu %dm memory %d bytes, read back cpu %dm memory %d bytes",
 			want.CPUMillicores, want.MemoryBytes, got.CPUMillicores, got.MemoryBytes)
 	}

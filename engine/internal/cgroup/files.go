@@ -53,8 +53,8 @@ func processAlive(pid int) bool {
 	return err == nil || err == syscall.EPERM
 }
 
-// pageRound is the kernel's rounding of a memory limit down to whole pages.
-func pageRound(bytes int64) int64 {
+// PageRound is the kernel's rounding of a memory limit down to whole pages.
+func PageRound(bytes int64) int64 {
 	page := int64(os.Getpagesize())
 	return bytes / page * page
 }

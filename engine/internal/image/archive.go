@@ -10,6 +10,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -146,17 +147,47 @@ func addFile(tw *tar.Writer, name string, data []byte, mode int64) error {
 	return err
 }
 
-// checkRef accepts name:tag references of lower-case path components, the
-// subset perfgate generates; anything else is a programming error worth a
-// clear message rather than a confusing one from the runtime.
+// checkRef accepts [host[:port]/]path:tag references with lower-case path
+// components, the form perfgate generates from kubernetes.image_repository,
+// so a bad repository gets a clear message rather than a confusing one
+// from the runtime.
 func checkRef(ref string) error {
-	name, tag, ok := strings.Cut(ref, ":")
-	if !ok || name == "" || tag == "" || len(tag) > 128 || strings.ContainsAny(tag, "/:@") {
+	at := strings.LastIndex(ref, ":")
+	if at < 0 || strings.Contains(ref[at:], "/") {
 		return fmt.Errorf("image reference %q needs the form name:tag", ref)
 	}
-	for _, r := range name {
+	name, tag := ref[:at], ref[at+1:]
+	if name == "" || tag == "" || len(tag) > 128 || strings.ContainsAny(tag, "@") {
+		return fmt.Errorf("image reference %q needs the form name:tag", ref)
+	}
+	host, path, hasHost := strings.Cut(name, "/")
+	if !hasHost || !strings.ContainsAny(host, ".:") && host != "localhost" {
+		host, path = "", name // no registry host: the whole name is a path
+	}
+	for _, r := range path {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/", r)) {
-			return fmt.Errorf("image reference %q: the name may only hold lower-case letters, digits and . _ - /", ref)
+			return fmt.Errorf("image reference %q: the repository path may only hold lower-case letters, digits and . _ - /", ref)
+		}
+	}
+	for _, r := range host {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-:", r)) {
+			return fmt.Errorf("image reference %q: %q is not a registry host like registry.example.com or localhost:5001", ref, host)
+		}
+	}
+	return nil
+}
+
+// CheckStatic refuses a dynamically linked binary, which cannot run in a
+// scratch image (no C library, no loader): build it with CGO_ENABLED=0.
+func CheckStatic(path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s is not a Linux executable: %w", path, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("%s is dynamically linked and cannot run in a FROM-scratch image; build it with CGO_ENABLED=0", path)
 		}
 	}
 	return nil

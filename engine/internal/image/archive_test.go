@@ -109,10 +109,20 @@ func TestWriteArchiveIsALoadableDockerArchive(t *testing.T) {
 	}
 }
 
+func TestWriteArchiveAcceptsRegistryReferences(t *testing.T) {
+	for _, ref := range []string{"localhost:5001/perfgate/service:run-1", "registry.example.com/team/perfgate/service:abc", "perfgate/service:x"} {
+		if err := checkRef(ref); err != nil {
+			t.Errorf("%s: %v", ref, err)
+		}
+	}
+}
+
 func TestWriteArchiveRefusesBadInput(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ ref, binary, want string }{
 		{"perfgate/service", "/bin/true", "name:tag"},
+		{"localhost:5001/perfgate/service", "/bin/true", "name:tag"},
+		{"bad_host.example.com/x:y", "/bin/true", "not a registry host"},
 		{"Perfgate/Service:x", "/bin/true", "lower-case"},
 		{"perfgate/service:x", filepath.Join(dir, "missing"), "read the binary"},
 	} {

@@ -80,6 +80,7 @@ type server struct {
 	next       int
 	generators map[string]*load.Generator
 	lastUsed   time.Time
+	inFlight   int // requests being served: an attack may outlast IdleExit
 }
 
 // Serve serves the protocol on addr until idle for idle.
@@ -95,8 +96,9 @@ func Serve(addr string, idle time.Duration) error {
 		for range time.Tick(idle / 10) {
 			s.mu.Lock()
 			quiet := time.Since(s.lastUsed)
+			busy := s.inFlight > 0
 			s.mu.Unlock()
-			if quiet > idle {
+			if !busy && quiet > idle {
 				srv.Close()
 			}
 		}
@@ -109,11 +111,15 @@ func (s *server) touching(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.lastUsed = time.Now()
+		s.inFlight++
 		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.lastUsed = time.Now()
+			s.inFlight--
+			s.mu.Unlock()
+		}()
 		next.ServeHTTP(w, r)
-		s.mu.Lock()
-		s.lastUsed = time.Now()
-		s.mu.Unlock()
 	})
 }
 

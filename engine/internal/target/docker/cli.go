@@ -39,6 +39,9 @@ func (c cli) run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, c.path, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err() // interrupted, not a Docker failure
+		}
 		return "", &cliError{args: args, err: err, stderr: stderr.String()}
 	}
 	return strings.TrimSpace(stdout.String()), nil

@@ -110,6 +110,9 @@ func (t *Target) ensureImage(ctx context.Context, binary string) (string, error)
 	if ok {
 		return ref, nil
 	}
+	if err := image.CheckStatic(binary); err != nil {
+		return "", &target.ConfigError{Err: fmt.Errorf("target docker: %w", err)}
+	}
 	sum, err := image.FileDigest(binary)
 	if err != nil {
 		return "", err
@@ -203,7 +206,7 @@ func (c *container) checkLimits() error {
 		return &InfraError{Err: fmt.Errorf("target docker: read the container's limits: %w", err)}
 	}
 	want := c.t.limits
-	if got.CPUMillicores != want.CPUMillicores || got.MemoryBytes < want.MemoryBytes || got.MemoryBytes > want.MemoryBytes+int64(os.Getpagesize()) {
+	if got.CPUMillicores != want.CPUMillicores || got.MemoryBytes != cgroup.PageRound(want.MemoryBytes) {
 		return &InfraError{Err: fmt.Errorf(
 			"target docker: the engine did not apply the limits: asked for cpu %dm and memory %d bytes, the container's cgroup has cpu %dm and memory %d bytes; check `docker info` for cgroup warnings",
 			want.CPUMillicores, want.MemoryBytes, got.CPUMillicores, got.MemoryBytes)}

@@ -178,6 +178,9 @@ func (t *Target) run(ctx context.Context, timeout time.Duration, args ...string)
 	cmd := exec.CommandContext(ctx, t.kind, args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	if err != nil && ctx.Err() == context.Canceled {
+		err = ctx.Err() // interrupted, not a kind failure
+	}
 	return out.String(), err
 }
 

@@ -26,9 +26,10 @@ type cluster struct {
 	clientset *kubernetes.Clientset
 	context   string
 	// namespace is the configured one, "" when perfgate should create its
-	// own.
-	namespace string
-	version   string
+	// own; contextNamespace is the kubeconfig context's, the fallback.
+	namespace        string
+	contextNamespace string
+	version          string
 }
 
 // connect loads the kubeconfig the way kubectl does (kubernetes.kubeconfig,
@@ -70,8 +71,12 @@ func connect(ctx context.Context, k config.Kubernetes) (*cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target kubernetes: the API server of context %q (%s) does not answer: %w", contextName, restConfig.Host, err)
 	}
+	contextNamespace, _, err := loader.Namespace()
+	if err != nil || contextNamespace == "" {
+		contextNamespace = "default"
+	}
 	return &cluster{
-		rest: restConfig, clientset: clientset, context: contextName, version: version.GitVersion,
+		rest: restConfig, clientset: clientset, context: contextName, version: version.GitVersion, contextNamespace: contextNamespace,
 		namespace: firstSet(os.Getenv(envNamespace), k.Namespace),
 	}, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/image"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
@@ -35,7 +36,7 @@ func testImageLoad(t *testing.T) []string {
 func preparedTarget(t *testing.T, limits cgroup.Limits) *Target {
 	t.Helper()
 	requireCluster(t)
-	if err := staticBinary(mustExecutable(t)); err != nil {
+	if err := image.CheckStatic(mustExecutable(t)); err != nil {
 		t.Skipf("the load generator's image is this test binary, which must be static: run with CGO_ENABLED=0 (%v)", err)
 	}
 	tg := New("kubernetes", config.Kubernetes{ImageLoad: testImageLoad(t)}, limits, nil)

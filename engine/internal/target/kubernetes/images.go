@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"bytes"
 	"context"
-	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,8 +34,8 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 		return "", &target.ConfigError{Err: fmt.Errorf(
 			`kubernetes.image_load is empty: perfgate builds the service's image locally and needs a command that gives it to the cluster, e.g. [kind, load, image-archive, "{archive}"] or a registry push with kubernetes.image_repository set`)}
 	}
-	if err := staticBinary(binary); err != nil {
-		return "", err
+	if err := image.CheckStatic(binary); err != nil {
+		return "", &target.ConfigError{Err: fmt.Errorf("target kubernetes: %w", err)}
 	}
 	sum, err := image.FileDigest(binary)
 	if err != nil {
@@ -56,27 +55,13 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		return "", fmt.Errorf("target kubernetes: kubernetes.image_load %v failed for %s: %v\n%s", m.load, ref, err, tailString(out.String(), 2000))
 	}
 	m.loaded[binary] = ref
 	return ref, nil
-}
-
-// staticBinary refuses a dynamically linked binary, which cannot run in a
-// scratch image. perfgate's own binary is the load generator's image, so
-// it too must be built with CGO_ENABLED=0.
-func staticBinary(path string) error {
-	f, err := elf.Open(path)
-	if err != nil {
-		return fmt.Errorf("target kubernetes: %s is not a Linux executable: %w", path, err)
-	}
-	defer f.Close()
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("target kubernetes: %s is dynamically linked and cannot run in a FROM-scratch image; build it with CGO_ENABLED=0", path)
-		}
-	}
-	return nil
 }
 
 func tailString(s string, n int) string {

@@ -34,6 +34,7 @@ type instance struct {
 	counters  counterSource
 
 	exited   chan struct{}
+	exitOnce sync.Once
 	done     chan struct{} // ends the exit watcher
 	stopOnce sync.Once
 	exit     target.Exit
@@ -115,27 +116,44 @@ func (i *instance) Generator(rate float64, timeout time.Duration, requests []loa
 
 func (i *instance) Exited() <-chan struct{} { return i.exited }
 
-// Counters reads the container's CPU, throttling and memory counters.
+// Counters reads the container's CPU, throttling and memory counters. A
+// failed read of a container that died is reported at once through
+// Exited, which the once-a-second watcher could report too late for the
+// experiment to tell a crash (an invalid run) from an error.
 func (i *instance) Counters() (target.Counters, error) {
-	return i.counters.read()
+	c, err := i.counters.read()
+	if err != nil {
+		i.died()
+	}
+	return c, err
 }
 
 // watchExit closes exited when the service's container dies (a restart, a
 // termination) or its pod disappears, checking once a second.
 func (i *instance) watchExit() {
-	pods := i.t.cluster.clientset.CoreV1().Pods(i.pod.Namespace)
 	for {
 		select {
 		case <-i.done:
 			return
 		case <-time.After(time.Second):
 		}
-		pod, err := pods.Get(context.Background(), i.pod.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || (err == nil && containerDied(pod)) {
-			close(i.exited)
+		if i.died() {
 			return
 		}
 	}
+}
+
+// died asks the API server whether the container has died (or its pod
+// vanished) and, if so, closes exited. It returns whether it has.
+func (i *instance) died() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pod, err := i.t.cluster.clientset.CoreV1().Pods(i.pod.Namespace).Get(ctx, i.pod.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && containerDied(pod)) {
+		i.exitOnce.Do(func() { close(i.exited) })
+		return true
+	}
+	return false
 }
 
 func containerDied(pod *corev1.Pod) bool {

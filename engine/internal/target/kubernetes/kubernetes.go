@@ -88,11 +88,9 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	if err := t.makeNamespace(ctx); err != nil {
 		return t.env, err
 	}
-	if err := t.startLoadGenerator(ctx); err != nil {
-		return t.env, err
-	}
+	err = t.startLoadGenerator(ctx)
 	t.env.Warnings = append(t.env.Warnings, t.warnings...)
-	return t.env, nil
+	return t.env, err
 }
 
 // makeNamespace creates the run's own namespace unless one is configured;
@@ -109,7 +107,7 @@ func (t *Target) makeNamespace(ctx context.Context) error {
 		t.namespace, t.ownNamespace = t.run, true
 		return nil
 	case apierrors.IsForbidden(err):
-		t.namespace = "default"
+		t.namespace = t.cluster.contextNamespace
 		t.warnings = append(t.warnings, fmt.Sprintf("perfgate may not create namespaces (%v), so the run's objects go to namespace %q; set kubernetes.namespace to choose it", err, t.namespace))
 		return nil
 	}

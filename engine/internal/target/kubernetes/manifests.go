@@ -131,7 +131,11 @@ func (s serviceSpec) Service() *corev1.Service {
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: s.labels(),
-			Ports:    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(servicePort), Protocol: corev1.ProtocolTCP}},
+			// Readiness gates the start only: a throttled service that
+			// answers one probe late must not lose its traffic mid-window,
+			// which would turn slowness into errors.
+			PublishNotReadyAddresses: true,
+			Ports:                    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(servicePort), Protocol: corev1.ProtocolTCP}},
 		},
 	}
 }

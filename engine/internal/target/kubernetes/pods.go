@@ -73,6 +73,7 @@ func podReady(pod *corev1.Pod) bool {
 // cannot become ready fails at once, with its events and its logs, as a
 // StartError.
 func (t *Target) waitPod(ctx context.Context, selector string, timeout time.Duration, what string) (*corev1.Pod, error) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pods := t.cluster.clientset.CoreV1().Pods(t.namespace)
@@ -94,6 +95,9 @@ func (t *Target) waitPod(ctx context.Context, selector string, timeout time.Dura
 		}
 		select {
 		case <-ctx.Done():
+			if parent.Err() != nil {
+				return nil, parent.Err() // interrupted, not a start failure
+			}
 			state := "no pod was created"
 			if last != nil {
 				state = fmt.Sprintf("pod %s is %s%s", last.Name, last.Status.Phase, t.podEvents(last))
