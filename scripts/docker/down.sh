@@ -33,6 +33,6 @@ if [ -f "$state/host-state" ] && read -r forward policy <"$state/host-state"; th
   echo "$forward" >/proc/sys/net/ipv4/ip_forward
   [ -n "$policy" ] && iptables -P FORWARD "$policy"
 fi
-for m in $(grep -o '/var/lib/perfgate-docker[^ ]*\|/run/perfgate-docker[^ ]*' /proc/mounts | sort -r); do umount "$m" 2>/dev/null; done
+for m in $(grep -o '/var/lib/perfgate-docker[^ ]*\|/run/perfgate-docker[^ ]*' /proc/mounts | sort -r); do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
 rm -rf /var/lib/perfgate-docker "$state" "$state.sock" "$state.pid"
 exit 0
