@@ -121,46 +121,63 @@ func (c *cadvisorCounters) read() (target.Counters, error) {
 }
 
 // countersFromCAdvisor picks the service container's series out of a
-// cAdvisor scrape.
-func countersFromCAdvisor(families map[string]*dto.MetricFamily, namespace, pod, container string, at time.Time) (target.Counters, error) {
-	value := func(name string) (float64, bool) {
+// cAdvisor scrape. Counters are stamped with the CPU sample's own time
+// when cAdvisor gives one: the kubelet refreshes them only every few
+// seconds, so the scrape's time would overstate the interval they cover.
+func countersFromCAdvisor(families map[string]*dto.MetricFamily, namespace, pod, container string, scraped time.Time) (target.Counters, error) {
+	sample := func(name string) (*dto.Metric, bool) {
 		f := families[name]
 		if f == nil {
-			return 0, false
+			return nil, false
 		}
 		for _, m := range f.Metric {
 			labels := map[string]string{}
 			for _, l := range m.Label {
 				labels[l.GetName()] = l.GetValue()
 			}
-			if labels["namespace"] != namespace || labels["pod"] != pod || labels["container"] != container {
+			// Per-CPU series, where cAdvisor exports them, are parts of the
+			// "total" one.
+			if cpu, ok := labels["cpu"]; ok && cpu != "total" {
 				continue
 			}
-			switch {
-			case m.Counter != nil:
-				return m.Counter.GetValue(), true
-			case m.Gauge != nil:
-				return m.Gauge.GetValue(), true
+			if labels["namespace"] == namespace && labels["pod"] == pod && labels["container"] == container {
+				return m, true
 			}
 		}
-		return 0, false
+		return nil, false
 	}
-	cpu, ok := value("container_cpu_usage_seconds_total")
+	value := func(name string) float64 {
+		m, ok := sample(name)
+		switch {
+		case !ok:
+			return 0
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		}
+		return 0
+	}
+	cpuSample, ok := sample("container_cpu_usage_seconds_total")
 	if !ok {
 		return target.Counters{}, fmt.Errorf("cAdvisor has no container_cpu_usage_seconds_total for %s/%s container %s", namespace, pod, container)
 	}
-	periods, _ := value("container_cpu_cfs_periods_total")
-	throttled, _ := value("container_cpu_cfs_throttled_periods_total")
-	throttledSeconds, _ := value("container_cpu_cfs_throttled_seconds_total")
-	current, _ := value("container_memory_usage_bytes")
-	peak, _ := value("container_memory_max_usage_bytes")
-	ooms, _ := value("container_oom_events_total")
+	at := scraped
+	if ms := cpuSample.GetTimestampMs(); ms > 0 {
+		at = time.UnixMilli(ms)
+	}
+	cpu := value("container_cpu_usage_seconds_total")
 	return target.Counters{
 		At:             at,
 		ProcessCPUNano: int64(cpu * 1e9),
 		Cgroup: &cgroup.Stats{
-			CPUUsageNanos: int64(cpu * 1e9), Periods: int64(periods), ThrottledPeriods: int64(throttled),
-			ThrottledNanos: int64(throttledSeconds * 1e9), MemoryCurrentBytes: int64(current), MemoryPeakBytes: int64(peak), OOMKills: int64(ooms),
+			CPUUsageNanos:      int64(cpu * 1e9),
+			Periods:            int64(value("container_cpu_cfs_periods_total")),
+			ThrottledPeriods:   int64(value("container_cpu_cfs_throttled_periods_total")),
+			ThrottledNanos:     int64(value("container_cpu_cfs_throttled_seconds_total") * 1e9),
+			MemoryCurrentBytes: int64(value("container_memory_usage_bytes")),
+			MemoryPeakBytes:    int64(value("container_memory_max_usage_bytes")),
+			OOMKills:           int64(value("container_oom_events_total")),
 		},
 	}, nil
 }
