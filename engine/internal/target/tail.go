@@ -27,3 +27,13 @@ func FileTail(path string, n int, maxBytes int64) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TextTail is the last n bytes of a command's trimmed output, marked with
+// "…" when cut: enough of a failing tool's message for an error.
+func TextTail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

@@ -9,8 +9,6 @@ package docker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -83,7 +81,7 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		return t.env, t.unreachable(err)
 	}
 	t.host, _ = os.Hostname()
-	t.run = "perfgate-" + randomHex(4)
+	t.run = target.NewRunName()
 	if t.workDir, err = os.MkdirTemp("", "perfgate-images-"); err != nil {
 		return t.env, err
 	}
@@ -139,10 +137,4 @@ func (t *Target) Close() error {
 	}
 	errs = append(errs, t.placement.Undo())
 	return errors.Join(errs...)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -162,7 +162,7 @@ func TestPrepareSweepsWhatDeadRunsLeft(t *testing.T) {
 	}
 	deadPID := strconv.Itoa(dead.Process.Pid)
 	archive := filepath.Join(t.TempDir(), "stale.tar")
-	stale := "perfgate/service:stale-" + randomHex(3)
+	stale := "perfgate/service:stale-" + target.NewRunName()
 	if _, err := image.WriteArchive(archive, image.Spec{Ref: stale, Binary: targettest.BuildSvc(t), Labels: map[string]string{
 		labelRun: "stale", labelPID: deadPID, labelHost: host,
 	}}); err != nil {

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 // sweep removes containers and images that perfgate processes on this
@@ -16,35 +17,31 @@ import (
 // warning per object it could not remove.
 func (t *Target) sweep(ctx context.Context) []string {
 	var warnings []string
-	for _, kind := range []struct{ list, remove []string }{
-		{[]string{"container", "ls", "--all"}, []string{"container", "rm", "--force", "--volumes"}},
-		{[]string{"image", "ls"}, []string{"image", "rm", "--force"}},
-	} {
-		args := append(kind.list, "--filter", "label="+labelHost+"="+t.host, "--format", `{{.ID}} {{.Label "`+labelPID+`"}}`)
-		if kind.list[0] == "image" {
-			// `docker image ls` has no .Label; its owner is read below.
-			args = append(kind.list, "--quiet", "--filter", "label="+labelHost+"="+t.host)
+	for _, kind := range []string{"container", "image"} {
+		// Both are listed by ID and their owner read by inspect: `docker
+		// image ls` cannot print a label.
+		list := []string{kind, "ls", "--quiet", "--filter", "label=" + labelHost + "=" + t.host}
+		if kind == "container" {
+			list = append(list, "--all")
 		}
-		out, err := t.docker.run(ctx, args...)
+		out, err := t.docker.run(ctx, list...)
 		if err != nil {
 			return append(warnings, fmt.Sprintf("could not look for leftovers of earlier perfgate runs: %v", err))
 		}
-		for _, line := range strings.Split(out, "\n") {
-			fields := strings.Fields(line)
-			if len(fields) == 0 {
+		for _, id := range strings.Fields(out) {
+			owner, err := t.docker.run(ctx, kind, "inspect", "--format", `{{index .Config.Labels "`+labelPID+`"}}`, id)
+			if err != nil {
 				continue
 			}
-			id, owner := fields[0], ""
-			if len(fields) > 1 {
-				owner = fields[1]
-			} else if owner, err = t.docker.run(ctx, "image", "inspect", "--format", `{{index .Config.Labels "`+labelPID+`"}}`, id); err != nil {
+			if pid, err := strconv.Atoi(owner); err == nil && target.ProcessAlive(pid) {
 				continue
 			}
-			if pid, err := strconv.Atoi(owner); err == nil && alive(pid) {
-				continue
+			remove := []string{kind, "rm", "--force", id}
+			if kind == "container" {
+				remove = []string{kind, "rm", "--force", "--volumes", id}
 			}
-			if _, err := t.docker.run(ctx, append(kind.remove, id)...); err != nil {
-				warnings = append(warnings, fmt.Sprintf("could not remove %s %s left by an earlier perfgate run: %v", kind.list[0], id, err))
+			if _, err := t.docker.run(ctx, remove...); err != nil {
+				warnings = append(warnings, fmt.Sprintf("could not remove %s %s left by an earlier perfgate run: %v", kind, id, err))
 			}
 		}
 	}
@@ -64,10 +61,4 @@ func (t *Target) removeLabelled(ctx context.Context, label string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// alive says whether a process with pid exists on this machine.
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

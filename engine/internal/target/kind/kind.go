@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -105,7 +104,7 @@ func (t *Target) create(ctx context.Context) error {
 		if err == nil {
 			return nil
 		}
-		err = fmt.Errorf("kind create cluster %s (attempt %d of 2): %v\n%s", t.cluster, attempt, err, tail(out, 3000))
+		err = fmt.Errorf("kind create cluster %s (attempt %d of 2): %v\n%s", t.cluster, attempt, err, target.TextTail(out, 3000))
 		if ctx.Err() != nil {
 			return err
 		}
@@ -137,7 +136,7 @@ func (t *Target) Close() error {
 func (t *Target) delete() error {
 	out, err := t.run(context.Background(), 2*time.Minute, deleteArgs(t.cluster)...)
 	if err != nil {
-		return fmt.Errorf("kind delete cluster %s: %v\n%s", t.cluster, err, tail(out, 2000))
+		return fmt.Errorf("kind delete cluster %s: %v\n%s", t.cluster, err, target.TextTail(out, 2000))
 	}
 	return nil
 }
@@ -163,7 +162,7 @@ func (t *Target) sweep(ctx context.Context) []string {
 		return []string{fmt.Sprintf("could not list kind clusters to remove leftovers of earlier perfgate runs: %v", err)}
 	}
 	var warnings []string
-	for _, name := range staleClusters(out, alive) {
+	for _, name := range staleClusters(out, target.ProcessAlive) {
 		if _, err := t.run(ctx, 2*time.Minute, deleteArgs(name)...); err != nil {
 			warnings = append(warnings, fmt.Sprintf("could not delete kind cluster %s left by an earlier perfgate run: %v", name, err))
 		}
@@ -210,11 +209,6 @@ func staleClusters(list string, alive func(pid int) bool) []string {
 	return stale
 }
 
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // clusterConfig is the kind config: one control-plane node, the API server
 // on loopback only, and the node image when configured.
 func clusterConfig(k config.Kind) ([]byte, error) {
@@ -249,12 +243,4 @@ func deleteArgs(cluster string) []string {
 // loadArgs is the kubernetes target's image_load for this cluster.
 func loadArgs(kind, cluster string) []string {
 	return []string{kind, "load", "image-archive", "{archive}", "--name", cluster}
-}
-
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }

@@ -58,15 +58,8 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", fmt.Errorf("target kubernetes: kubernetes.image_load %v failed for %s: %v\n%s", m.load, ref, err, tailString(out.String(), 2000))
+		return "", fmt.Errorf("target kubernetes: kubernetes.image_load %v failed for %s: %v\n%s", m.load, ref, err, target.TextTail(out.String(), 2000))
 	}
 	m.loaded[binary] = ref
 	return ref, nil
-}
-
-func tailString(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }

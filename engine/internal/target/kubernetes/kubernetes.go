@@ -10,12 +10,11 @@ package kubernetes
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,7 +73,7 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	if t.cluster, err = connect(ctx, t.settings); err != nil {
 		return t.env, err
 	}
-	t.run = "perfgate-" + randomHex(4)
+	t.run = target.NewRunName()
 	t.env.Confinement = fmt.Sprintf("kubernetes %s (context %s), Guaranteed QoS", t.cluster.version, t.cluster.context)
 
 	if t.gomaxprocs, err = t.env.SizeGOMAXPROCS(t.limits.CPUMillicores, t.serviceEnv["GOMAXPROCS"]); err != nil {
@@ -198,11 +197,8 @@ func (t *Target) deleteRun(ctx context.Context) error {
 func (t *Target) serviceEnvFor(spec target.Spec, addr string) map[string]string {
 	env := map[string]string{}
 	for _, kv := range spec.Env(addr, servicePort) {
-		for i := 0; i < len(kv); i++ {
-			if kv[i] == '=' {
-				env[kv[:i]] = kv[i+1:]
-				break
-			}
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
 		}
 	}
 	if _, ok := env["GOMAXPROCS"]; !ok {
@@ -236,10 +232,4 @@ func pollUntil(ctx context.Context, done func() (bool, error), what string) erro
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
