@@ -42,7 +42,15 @@ type Config struct {
 	// Kind configures the cluster the kind target creates.
 	Kind     Kind     `json:"kind"`
 	Load     LoadSpec `json:"load"`
+	// Experiment is "duet" (base and head at the same time on the same
+	// CPUs, the default) or "sequential" (one process after the other).
+	Experiment string `json:"experiment"`
+	// Pairs is the minimum number of valid rounds (duet) or pairs
+	// (sequential); MaxPairs the most the experiment adds while a gating
+	// metric is undecided (docs/statistics.md). MaxPairs == Pairs is a
+	// fixed number.
 	Pairs    int      `json:"pairs"`
+	MaxPairs int      `json:"max_pairs"`
 	Profiles []string `json:"profiles"` // subset of Profiles
 	Gate     Gate     `json:"gate"`
 	Validity Validity `json:"validity"`
@@ -119,6 +127,12 @@ type Gate struct {
 	Bytes  Fraction `json:"bytes"`  // bytes allocated per request, relative increase
 	Errors Fraction `json:"errors"` // error rate, absolute increase
 	Alpha  float64  `json:"alpha"`  // significance level before Holm correction
+	// Goroutines is the goroutines retained per 1,000 requests (absolute
+	// increase) that fails the gate.
+	Goroutines float64 `json:"goroutines"`
+	// Heap is the live heap retained per 1,000 requests (absolute
+	// increase, bytes) that fails the gate.
+	Heap Bytes `json:"heap"`
 	// Latency is the relative increase of latency quantiles that fails the
 	// gate; 0 means latency is reported but does not gate.
 	Latency Fraction `json:"latency"`

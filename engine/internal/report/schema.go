@@ -125,6 +125,8 @@ type Run struct {
 	ProfilesUnavailable string      `json:"profiles_unavailable,omitempty"`
 	Exit                target.Exit `json:"exit"`
 	Timing              Timing      `json:"timing"`
+	// Seconds are the window's per-second samples (duet rounds).
+	Seconds []Second `json:"seconds,omitempty"`
 }
 
 // Figures are a run's per-request numbers, the ones that are compared.
@@ -153,6 +155,13 @@ type Figures struct {
 	// GeneratorCPURatio is the load generator's CPU use over the CPUs it
 	// has; near 1 means it, not the service, limited the load.
 	GeneratorCPURatio float64 `json:"generator_cpu_ratio"`
+	// GoroutinesRetainedPer1k is the growth of the goroutine count over
+	// the window per 1,000 requests: a leak keeps goroutines per request.
+	GoroutinesRetainedPer1k *float64 `json:"goroutines_retained_per_1k_req,omitempty"`
+	// HeapRetainedBytesPer1k is the growth of the live heap (measured
+	// after a forced GC at both edges of the window) per 1,000 requests:
+	// a service that keeps something per request grows until OOM.
+	HeapRetainedBytesPer1k *float64 `json:"heap_retained_bytes_per_1k_req,omitempty"`
 }
 
 // Counters are the raw readings at the window's start and end.
@@ -161,6 +170,21 @@ type Counters struct {
 	End           target.Counters   `json:"end"`
 	MemStatsStart *capture.MemStats `json:"memstats_start,omitempty"`
 	MemStatsEnd   *capture.MemStats `json:"memstats_end,omitempty"`
+	// RetainedStart and RetainedEnd are the goroutine count and the live
+	// heap after a forced GC, read just outside the window's counters.
+	RetainedStart *capture.Retained `json:"retained_start,omitempty"`
+	RetainedEnd   *capture.Retained `json:"retained_end,omitempty"`
+}
+
+// Second is one second of a window: the service's cumulative CPU time and
+// the requests sent to it since the window began. A duet's two sides are
+// sampled back to back, so their per-second CPU per request can be drawn
+// side by side (report.html).
+type Second struct {
+	// OffsetMs is the time since the window began.
+	OffsetMs float64 `json:"offset_ms"`
+	CPUNanos int64   `json:"cpu_ns"`
+	Requests uint64  `json:"requests"`
 }
 
 // Timing is where a run's wall time went; everything but the warm-up and
