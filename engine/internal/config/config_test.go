@@ -103,6 +103,11 @@ func TestErrors(t *testing.T) {
 		{"gate zero", svc + "gate:\n  cpu: 0%\n", 5, "gate.cpu", "0%", "above 0%"},
 		{"gate negative errors", svc + "gate:\n  errors: -0.1%\n", 5, "gate.errors", "-0.1%", "out of range"},
 		{"negative latency", svc + "gate:\n  latency: -5%\n", 5, "gate.latency", "-5%", "0% means latency does not gate"},
+		{"negative goroutines", svc + "gate:\n  goroutines: -1\n", 5, "gate.goroutines", "-1", "must not be negative; want goroutines retained per 1,000 requests like 1"},
+		{"goroutines with a unit", svc + "gate:\n  goroutines: 1/1k\n", 5, "gate.goroutines", "1/1k", "is not a number"},
+		{"heap not a quantity", svc + "gate:\n  heap: lots\n", 5, "gate.heap", "lots", "want bytes of live heap retained per 1,000 requests like 64Ki"},
+		{"heap in KB", svc + "gate:\n  heap: 64KB\n", 5, "gate.heap", "64KB", `did you mean "64Ki"?`},
+		{"negative heap", svc + "gate:\n  heap: -64Ki\n", 5, "gate.heap", "-64Ki", "must not be negative"},
 		{"alpha zero", svc + "gate:\n  alpha: 0\n", 5, "gate.alpha", "0", "above 0 and at most 0.5"},
 		{"alpha too large", svc + "gate:\n  alpha: 0.6\n", 5, "gate.alpha", "0.6", "out of range"},
 		{"min rate over 100%", svc + "validity:\n  min_rate: 101%\n", 5, "validity.min_rate", "101%", "out of range"},
@@ -202,7 +207,7 @@ func TestDefaults(t *testing.T) {
 			Timeout: Duration(2 * time.Second), Requests: []Request{{Method: "GET", Path: "/"}}},
 		Pairs:    10,
 		Profiles: []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"},
-		Gate:     Gate{CPU: 0.10, Allocs: 0.02, Bytes: 0.03, Errors: 0.001, Alpha: 0.01},
+		Gate:     Gate{CPU: 0.10, Allocs: 0.02, Bytes: 0.03, Errors: 0.001, Goroutines: 1, Heap: 64 << 10, Alpha: 0.01},
 		Validity: Validity{MinRate: 0.99, MaxErrors: 0.01, MinCPUSamples: 20, MaxGeneratorCPU: 0.90},
 	}
 	if !reflect.DeepEqual(got, want) {

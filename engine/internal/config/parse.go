@@ -23,7 +23,7 @@ var keys = map[string][]string{
 	"resources":       {"cpu", "memory"},
 	"load":            {"rate", "warmup", "duration", "timeout", "requests"},
 	"load.requests[]": {"method", "path", "headers", "body"},
-	"gate":            {"cpu", "allocs", "bytes", "errors", "alpha", "latency"},
+	"gate":            {"cpu", "allocs", "bytes", "errors", "goroutines", "heap", "alpha", "latency"},
 	"validity":        {"min_rate", "max_errors", "min_cpu_samples", "max_generator_cpu"},
 }
 
@@ -42,6 +42,10 @@ const (
 	pairsWant    = "a whole number from 1 to 1000, like 10"
 	alphaWant    = "a significance level above 0 and at most 0.5, like 0.01"
 	samplesWant  = "a whole number like 20, or 0 to turn the check off"
+	// The leak thresholds are amounts per 1,000 requests; 0 fails on any
+	// significant growth.
+	goroutinesWant = "goroutines retained per 1,000 requests like 1 or 0.5, or 0 to fail on any significant growth"
+	heapWant       = "bytes of live heap retained per 1,000 requests like 64Ki or 1Mi, or 0 to fail on any significant growth"
 )
 
 var (
@@ -275,6 +279,10 @@ func (d *diagnostics) gate(n *yaml.Node, field string, g *Gate) {
 			scalarInto(d, v, f, fractionWant, ParseFraction, &g.Bytes)
 		case "errors":
 			scalarInto(d, v, f, fractionWant, ParseFraction, &g.Errors)
+		case "goroutines":
+			scalarInto(d, v, f, goroutinesWant, parseNumber, &g.Goroutines)
+		case "heap":
+			scalarInto(d, v, f, heapWant, ParseBytes, &g.Heap)
 		case "alpha":
 			scalarInto(d, v, f, alphaWant, func(s string) (float64, error) {
 				a, err := ParseFraction(s)

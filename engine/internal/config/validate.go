@@ -79,6 +79,12 @@ func (d *diagnostics) validate(c *Config) {
 	d.share("gate.bytes", c.Gate.Bytes, false, positive)
 	d.share("gate.errors", c.Gate.Errors, true, zeroOff+"; 0% fails on any significant new errors")
 	d.share("gate.latency", c.Gate.Latency, true, zeroOff+"; 0% means latency does not gate")
+	if c.Gate.Goroutines < 0 {
+		d.fail("gate.goroutines", strconv.FormatFloat(c.Gate.Goroutines, 'g', -1, 64), Error{Problem: "must not be negative", Want: goroutinesWant})
+	}
+	if c.Gate.Heap < 0 {
+		d.fail("gate.heap", c.Gate.Heap.String(), Error{Problem: "must not be negative", Want: heapWant})
+	}
 	if !(c.Gate.Alpha > 0 && c.Gate.Alpha <= 0.5) {
 		d.fail("gate.alpha", strconv.FormatFloat(c.Gate.Alpha, 'g', -1, 64), Error{Problem: "is out of range", Want: alphaWant})
 	}
