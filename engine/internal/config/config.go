@@ -19,6 +19,13 @@ import (
 // Targets are the places a service can run, the default first.
 var Targets = []string{"local", "docker", "kind", "kubernetes"}
 
+// Experiments are the experiment designs, the default first: duet (base
+// and head served at the same time, on the same CPUs) and sequential (one
+// process after the other, for latency that must look like production).
+var Experiments = []string{"duet", "sequential"}
+
+func experimentWant() string { return "one of " + strings.Join(Experiments, ", ") }
+
 // Profiles are the pprof profiles perfgate can capture; all are captured
 // unless perfgate.yml lists fewer.
 var Profiles = []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"}
@@ -40,8 +47,8 @@ type Config struct {
 	// Kubernetes says where and how the kubernetes target deploys.
 	Kubernetes Kubernetes `json:"kubernetes"`
 	// Kind configures the cluster the kind target creates.
-	Kind     Kind     `json:"kind"`
-	Load     LoadSpec `json:"load"`
+	Kind Kind     `json:"kind"`
+	Load LoadSpec `json:"load"`
 	// Experiment is "duet" (base and head at the same time on the same
 	// CPUs, the default) or "sequential" (one process after the other).
 	Experiment string `json:"experiment"`
@@ -145,6 +152,10 @@ type Validity struct {
 	MaxErrors       Fraction `json:"max_errors"`        // share of failed requests
 	MinCPUSamples   int      `json:"min_cpu_samples"`   // in the CPU profile of a run; 0 turns the check off
 	MaxGeneratorCPU Fraction `json:"max_generator_cpu"` // load generator's CPU use, of its cores
+	// MaxSharedCPU is how busy a duet's shared CPUs may be (base and head
+	// together, of the CPUs they share): near saturation the two queue
+	// behind each other and the comparison is no longer fair.
+	MaxSharedCPU Fraction `json:"max_shared_cpu"`
 }
 
 // Default is the configuration a perfgate.yml starts from: everything but
@@ -168,8 +179,10 @@ func Default() *Config {
 			Timeout:  Duration(2 * time.Second),
 			Requests: []Request{{Method: "GET", Path: "/"}},
 		},
-		Pairs:    10,
-		Profiles: append([]string(nil), Profiles...),
+		Experiment: "duet",
+		Pairs:      10,
+		MaxPairs:   20,
+		Profiles:   append([]string(nil), Profiles...),
 		Gate: Gate{
 			CPU:    0.10,
 			Allocs: 0.02,
@@ -187,6 +200,7 @@ func Default() *Config {
 			MaxErrors:       0.01,
 			MinCPUSamples:   20,
 			MaxGeneratorCPU: 0.90,
+			MaxSharedCPU:    0.75,
 		},
 	}
 }

@@ -16,7 +16,8 @@ import (
 // level, load.requests[] a request written as a mapping), in the order the
 // documentation lists them.
 var keys = map[string][]string{
-	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "pairs", "profiles", "gate", "validity"},
+	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "experiment", "pairs", "profiles", "gate", "validity"},
+	"pairs":           {"min", "max"},
 	"kind":            {"node_image"},
 	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
 	"service":         {"package", "args", "env", "ready", "pprof", "ready_timeout"},
@@ -24,7 +25,7 @@ var keys = map[string][]string{
 	"load":            {"rate", "warmup", "duration", "timeout", "requests"},
 	"load.requests[]": {"method", "path", "headers", "body"},
 	"gate":            {"cpu", "allocs", "bytes", "errors", "goroutines", "heap", "alpha", "latency"},
-	"validity":        {"min_rate", "max_errors", "min_cpu_samples", "max_generator_cpu"},
+	"validity":        {"min_rate", "max_errors", "min_cpu_samples", "max_generator_cpu", "max_shared_cpu"},
 }
 
 // What the non-unit values accept.
@@ -39,7 +40,8 @@ const (
 	headersWant  = "a mapping of header names to strings like {Content-Type: application/json}"
 	profilesWant = "a list of profile names like [cpu, allocs, heap]"
 	rateWant     = "requests per second like 500"
-	pairsWant    = "a whole number from 1 to 1000, like 10"
+	pairsWant    = "a whole number from 1 to 1000, like 10, or {min: 10, max: 20}"
+	pairsMaxWant = "a whole number from pairs.min to 1000, like 20"
 	alphaWant    = "a significance level above 0 and at most 0.5, like 0.01"
 	samplesWant  = "a whole number like 20, or 0 to turn the check off"
 	// The leak thresholds are amounts per 1,000 requests; 0 fails on any
@@ -147,8 +149,10 @@ func (d *diagnostics) config(root *yaml.Node, c *Config) {
 			})
 		case "load":
 			d.load(v, f, &c.Load)
+		case "experiment":
+			scalarInto(d, v, f, experimentWant(), parseString, &c.Experiment)
 		case "pairs":
-			scalarInto(d, v, f, pairsWant, parseInt, &c.Pairs)
+			d.pairs(v, f, c)
 		case "profiles":
 			d.stringList(v, f, profilesWant, &c.Profiles)
 		case "gate":
@@ -164,8 +168,29 @@ func (d *diagnostics) config(root *yaml.Node, c *Config) {
 					scalarInto(d, v, f, samplesWant, parseInt, &c.Validity.MinCPUSamples)
 				case "max_generator_cpu":
 					scalarInto(d, v, f, fractionWant, ParseFraction, &c.Validity.MaxGeneratorCPU)
+				case "max_shared_cpu":
+					scalarInto(d, v, f, fractionWant, ParseFraction, &c.Validity.MaxSharedCPU)
 				}
 			})
+		}
+	})
+}
+
+// pairs reads either a fixed number of rounds (pairs: 10, min and max
+// alike) or the range the experiment may stop within (pairs: {min: 10,
+// max: 20}).
+func (d *diagnostics) pairs(v *yaml.Node, f string, c *Config) {
+	if deref(v).Kind != yaml.MappingNode {
+		scalarInto(d, v, f, pairsWant, parseInt, &c.Pairs)
+		c.MaxPairs = c.Pairs
+		return
+	}
+	d.mapping(v, f, func(key string, v *yaml.Node, f string) {
+		switch key {
+		case "min":
+			scalarInto(d, v, f, pairsWant, parseInt, &c.Pairs)
+		case "max":
+			scalarInto(d, v, f, pairsMaxWant, parseInt, &c.MaxPairs)
 		}
 	})
 }

@@ -68,8 +68,13 @@ func (d *diagnostics) validate(c *Config) {
 		d.fail("target", c.Target, e)
 	}
 	d.validateLoad(&c.Load)
+	if !slices.Contains(Experiments, c.Experiment) {
+		d.fail("experiment", c.Experiment, Error{Problem: "is not an experiment perfgate runs", Want: experimentWant()})
+	}
 	if c.Pairs < 1 || c.Pairs > 1000 {
 		d.fail("pairs", strconv.Itoa(c.Pairs), Error{Problem: "is out of range", Want: pairsWant})
+	} else if c.MaxPairs < c.Pairs || c.MaxPairs > 1000 {
+		d.fail("pairs.max", strconv.Itoa(c.MaxPairs), Error{Problem: "is out of range", Want: pairsMaxWant})
 	}
 	d.validateProfiles(c.Profiles)
 
@@ -94,6 +99,7 @@ func (d *diagnostics) validate(c *Config) {
 		d.fail("validity.min_cpu_samples", strconv.Itoa(c.Validity.MinCPUSamples), Error{Problem: "must not be negative", Want: samplesWant})
 	}
 	d.share("validity.max_generator_cpu", c.Validity.MaxGeneratorCPU, false, positive+", like 90%")
+	d.share("validity.max_shared_cpu", c.Validity.MaxSharedCPU, false, positive+", like 75%")
 }
 
 func (d *diagnostics) validateService(s *Service) {

@@ -1,6 +1,10 @@
-// Package experiment runs the measured base-versus-head experiment: N
-// pairs, each a fresh base process and a fresh head process in a seeded
-// random order, each warmed up and measured over one window. A recording
+// Package experiment runs the measured base-versus-head experiment. A duet
+// (the default) measures rounds in which a fresh base and a fresh head
+// process serve one balanced attack at the same time on the same CPUs; a
+// sequential experiment measures pairs of a fresh base process and a fresh
+// head process one after the other in a seeded random order. Either adds
+// rounds (pairs) until Options.Enough says the statistics have decided or
+// the configured maximum is reached, replacing invalid ones. A recording
 // (perfgate run) measures one side the same way, one run per pair.
 package experiment
 
@@ -39,9 +43,18 @@ type Options struct {
 	OnlySide string
 	OutDir   string
 	Seed     uint64
+	// Duet runs base and head at the same time (experiment: duet); the
+	// caller turns it off for targets whose load is generated elsewhere.
+	Duet bool
 	// GeneratorCPUs is how many CPUs the load generator has, to judge
-	// whether it saturated.
+	// whether it saturated; ServiceCPUs how many a duet's two sides share
+	// (0: not pinned, all of the machine's).
 	GeneratorCPUs int
+	ServiceCPUs   int
+	// Enough is asked after every valid round (pair) from the minimum on
+	// (Config.Pairs) whether the runs so far decide the gate; nil runs
+	// exactly Config.Pairs valid ones. Config.MaxPairs bounds the rest.
+	Enough func(runs []report.Run) bool
 	// Progress receives one line per run.
 	Progress io.Writer
 	// Record is called with every run as soon as it is measured, so
@@ -60,15 +73,20 @@ type StartFailure struct {
 func (e *StartFailure) Error() string { return fmt.Sprintf("%s: %v", e.Side, e.Err) }
 func (e *StartFailure) Unwrap() error { return e.Err }
 
-// GaveUp is an experiment ended early because one side's runs kept being
-// invalid.
+// GaveUp is an experiment ended early because its runs kept being
+// invalid: one side's, or a duet's rounds.
 type GaveUp struct {
+	// Side is base, head, or "duet" for rounds.
 	Side   string
 	Reason string
 }
 
 func (e *GaveUp) Error() string {
-	return fmt.Sprintf("stopped early: %d %s runs in a row were invalid (last: %s)", giveUpAfter, e.Side, e.Reason)
+	what := e.Side + " runs"
+	if e.Side == "duet" {
+		what = "duet rounds"
+	}
+	return fmt.Sprintf("stopped early: %d %s in a row were invalid (last: %s)", giveUpAfter, what, e.Reason)
 }
 
 // Schedule is the order of the runs: for each pair, which side goes first.
@@ -101,23 +119,101 @@ func runOrder(o Options) [][]string {
 	return order
 }
 
-// Run measures every pair and returns the runs it measured. It stops at the
-// first start failure, after giveUpAfter invalid runs of a side in a row,
-// or when ctx is cancelled (returning ctx's error and the runs so far).
+// Run measures rounds (pairs) until Config.Pairs are valid and Enough
+// says the gate is decided, or Config.MaxPairs are valid, and returns the
+// runs it measured. An invalid round is replaced by another, within a
+// budget of half the maximum again. It stops at the first start failure,
+// after giveUpAfter invalid runs (rounds) in a row, or when ctx is
+// cancelled (returning ctx's error and the runs so far).
 func Run(ctx context.Context, o Options) ([]report.Run, error) {
+	if o.OnlySide != "" {
+		return runFixed(ctx, o)
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
+	minValid, maxValid := o.Config.Pairs, max(o.Config.Pairs, o.Config.MaxPairs)
+	attempts := maxValid + max(giveUpAfter, maxValid/2)
+	var runs []report.Run
+	valid, invalidInARow := 0, 0
+	for round := 1; round <= attempts && valid < maxValid; round++ {
+		unit, err := measureUnit(ctx, o, round, rng)
+		for _, r := range unit {
+			r.Order = len(runs) + 1
+			runs = append(runs, r)
+			fmt.Fprintln(o.Progress, progressLine(r, valid, maxValid))
+			if recErr := o.Record(r); recErr != nil {
+				return runs, fmt.Errorf("record run: %w", recErr)
+			}
+		}
+		if err != nil {
+			return runs, err
+		}
+		if ctx.Err() != nil {
+			return runs, ctx.Err()
+		}
+		if bad := firstInvalid(unit); bad != nil {
+			if invalidInARow++; invalidInARow >= giveUpAfter {
+				side := bad.Side
+				if o.Duet {
+					side = "duet"
+				}
+				return runs, &GaveUp{Side: side, Reason: bad.InvalidReasons[0]}
+			}
+			continue
+		}
+		invalidInARow = 0
+		valid++
+		if valid >= minValid && o.Enough != nil && o.Enough(runs) {
+			break
+		}
+	}
+	return runs, nil
+}
+
+// measureUnit measures one round of a duet, or one pair of sequential
+// runs in a random order.
+func measureUnit(ctx context.Context, o Options, round int, rng *rand.Rand) ([]report.Run, error) {
+	if o.Duet {
+		return duetRound(ctx, o, round, rng)
+	}
+	order := [2]string{Base, Head}
+	if rng.IntN(2) == 1 {
+		order = [2]string{Head, Base}
+	}
+	var unit []report.Run
+	for _, side := range order {
+		r, err := measure(ctx, o, side, round, 0)
+		if r.Side != "" {
+			unit = append(unit, r)
+		}
+		if err != nil || ctx.Err() != nil {
+			return unit, err
+		}
+	}
+	return unit, nil
+}
+
+// firstInvalid is the first invalid run of a round (pair), or nil.
+func firstInvalid(unit []report.Run) *report.Run {
+	for i := range unit {
+		if !unit[i].Valid {
+			return &unit[i]
+		}
+	}
+	return nil
+}
+
+// runFixed measures exactly Config.Pairs units in Schedule's order: a
+// recording's runs of its one side.
+func runFixed(ctx context.Context, o Options) ([]report.Run, error) {
 	var runs []report.Run
 	invalidInARow := map[string]int{}
 	order := runOrder(o)
-	total := 0
-	for _, sides := range order {
-		total += len(sides)
-	}
 	for pair, sides := range order {
 		for _, side := range sides {
 			r, err := measure(ctx, o, side, pair+1, len(runs)+1)
 			if r.Side != "" {
 				runs = append(runs, r)
-				fmt.Fprintln(o.Progress, progressLine(r, len(runs), total))
+				fmt.Fprintln(o.Progress, progressLine(r, pair, len(order)))
 				if recErr := o.Record(r); recErr != nil {
 					return runs, fmt.Errorf("record run: %w", recErr)
 				}

@@ -63,6 +63,11 @@ func figures(crashed bool, l load.Summary, c report.Counters, generatorCPUs int)
 			f.GCPauseMicrosPerReq = &pause
 		}
 	}
+	if a, b := c.RetainedStart, c.RetainedEnd; a != nil && b != nil {
+		goroutines := 1000 * perReq(float64(b.Goroutines)-float64(a.Goroutines))
+		heap := 1000 * perReq(float64(b.HeapLiveBytes)-float64(a.HeapLiveBytes))
+		f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = &goroutines, &heap
+	}
 	return f
 }
 

@@ -44,7 +44,7 @@ func withMemStats(c report.Counters) report.Counters {
 	return c
 }
 
-var window = load.Summary{
+var tenSecondWindow = load.Summary{
 	Requests: 5000, AchievedRate: 500, Throughput: 499, ErrorRate: 0.002,
 	Latency:           load.Latency{P50: 500 * time.Microsecond, P90: 900 * time.Microsecond, P99: 2500 * time.Microsecond, Max: 12 * time.Millisecond},
 	GeneratorCPUNanos: 1.8e9, GeneratorWallNanos: 10e9,
@@ -122,6 +122,32 @@ func TestFigures(t *testing.T) {
 			}),
 		},
 		{
+			name: "retained goroutines and heap per 1,000 requests, a shrinking heap negative",
+			counters: func() report.Counters {
+				c := tenSeconds()
+				c.RetainedStart = &capture.Retained{Goroutines: 12, HeapLiveBytes: 3 << 20}
+				c.RetainedEnd = &capture.Retained{Goroutines: 5012, HeapLiveBytes: 3<<20 - 50_000}
+				return c
+			}(),
+			cpus: 2,
+			want: with(func(f *report.Figures) {
+				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
+				f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = f64(1000), f64(-10_000)
+			}),
+		},
+		{
+			name: "retained figures at only one end: none",
+			counters: func() report.Counters {
+				c := tenSeconds()
+				c.RetainedStart = &capture.Retained{Goroutines: 12, HeapLiveBytes: 3 << 20}
+				return c
+			}(),
+			cpus: 2,
+			want: with(func(f *report.Figures) {
+				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
+			}),
+		},
+		{
 			name: "more GCs than the pause ring holds: no pause figure",
 			counters: func() report.Counters {
 				c := withMemStats(tenSeconds())
@@ -184,7 +210,7 @@ func TestFigures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := window
+			l := tenSecondWindow
 			if tt.load != nil {
 				tt.load(&l)
 			}
@@ -201,8 +227,8 @@ func TestFigures(t *testing.T) {
 func diffFigures(got, want report.Figures) string {
 	var diff string
 	// A new field must be compared below too.
-	if n := reflect.TypeFor[report.Figures]().NumField(); n != 19 {
-		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 19\n", n)
+	if n := reflect.TypeFor[report.Figures]().NumField(); n != 21 {
+		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 21\n", n)
 	}
 	num := func(name string, g, w float64) {
 		if math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
@@ -239,6 +265,8 @@ func diffFigures(got, want report.Figures) string {
 	num("ThrottledMs", got.ThrottledMs, want.ThrottledMs)
 	num("MemoryPeakBytes", float64(got.MemoryPeakBytes), float64(want.MemoryPeakBytes))
 	num("GeneratorCPURatio", got.GeneratorCPURatio, want.GeneratorCPURatio)
+	opt("GoroutinesRetainedPer1k", got.GoroutinesRetainedPer1k, want.GoroutinesRetainedPer1k)
+	opt("HeapRetainedBytesPer1k", got.HeapRetainedBytesPer1k, want.HeapRetainedBytesPer1k)
 	return diff
 }
 

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -29,65 +28,41 @@ const profileLead = 700 * time.Millisecond
 // window while capturing profiles and counters, stop. The returned run is
 // recorded even when err is set (unless its Side is empty).
 func measure(ctx context.Context, o Options, side string, pair, order int) (report.Run, error) {
-	cfg := o.Config
-	r := report.Run{Side: side, Pair: pair, Order: order, Started: time.Now(), Dir: filepath.Join(side, fmt.Sprintf("run-%02d", pair))}
-	dir := filepath.Join(o.OutDir, r.Dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return report.Run{}, err
-	}
-	began := time.Now()
-	inst, err := o.Target.Start(ctx, target.Spec{
-		Binary:       o.Binaries[side],
-		Args:         cfg.Args,
-		Env:          cfg.Env,
-		Ready:        cfg.Service.Ready,
-		ReadyTimeout: cfg.Service.ReadyTimeout.Std(),
-		LogDir:       dir,
-	})
+	r := report.Run{Side: side, Pair: pair, Order: order, Started: time.Now(), Dir: runDir(side, pair)}
+	p, err := startProbe(ctx, o, &r)
 	if err != nil {
-		var se *target.StartError
-		if !errors.As(err, &se) {
+		if r.InvalidReasons == nil {
 			return report.Run{}, err
 		}
-		r.Exit = se.Exit
-		reason := "did not start: " + se.Reason
-		if se.Exit.OOMKilled {
-			reason = fmt.Sprintf("OOM-killed during start-up (memory limit %s)", cfg.Resources.Memory)
-		}
-		r.InvalidReasons = []string{reason}
-		return r, &StartFailure{Side: side, Err: err, Exit: se.Exit}
+		return r, err
 	}
-	defer inst.Stop()
-	r.Timing.StartToReadyMs = ms(time.Since(began))
-
-	gen, err := generator(inst, cfg)
+	defer p.inst.Stop()
+	gen, err := generator(p.inst, o.Config)
 	if err != nil {
-		return abandoned(ctx, r, inst, err), err
+		p.abandon(ctx, err)
+		return r, err
 	}
 	defer gen.Close()
-	m := &measurement{o: o, inst: inst, gen: gen, dir: dir, r: &r, client: profileClient(inst, cfg.Service.Pprof)}
-	if err := m.warmUpAndStartProfiles(ctx); err != nil {
-		return abandoned(ctx, r, inst, err), err
+	if err := warmUp(ctx, o.Config, gen, []*probe{p}); err != nil {
+		p.abandon(ctx, err)
+		return r, err
 	}
-	if err := m.window(ctx); err != nil {
-		return abandoned(ctx, r, inst, err), err
+	if err := window(ctx, o.Config, []*probe{p}, func(out []*os.File) ([]load.Summary, error) {
+		s, err := gen.Attack(ctx, load.Attack{Name: "window", Duration: o.Config.Load.Duration.Std(), Out: out[0]})
+		return []load.Summary{s}, err
+	}); err != nil {
+		p.abandon(ctx, err)
+		return r, err
 	}
 	// Idle keep-alive connections would make a graceful shutdown wait
 	// for them.
 	gen.Close()
-	m.client.Close()
-	t := time.Now()
-	r.Exit = inst.Stop()
-	r.Timing.StopMs = ms(time.Since(t))
-	r.Figures = figures(m.crashed, r.Load, r.Counters, o.GeneratorCPUs)
-	// A service that died after the window (encoding a profile, shutting
-	// down) was still not healthy: the run is invalid all the same.
-	r.InvalidReasons = invalidReasons(cfg, r, m.crashed || r.Exit.ExitedOnItsOwn)
-	r.Valid = len(r.InvalidReasons) == 0
-	r.Timing.TotalMs = ms(time.Since(began))
-	r.Timing.OverheadMs = r.Timing.TotalMs - r.Timing.WarmupMs - r.Timing.WindowMs
+	p.finish(o.GeneratorCPUs)
 	return r, nil
 }
+
+// runDir is where a run's files go, relative to the results directory.
+func runDir(side string, pair int) string { return filepath.Join(side, fmt.Sprintf("run-%02d", pair)) }
 
 // generator is the load generator for inst: perfgate's own, or the one
 // its target runs elsewhere.
@@ -107,124 +82,118 @@ func profileClient(inst target.Instance, pprofPath string) *capture.Client {
 	return capture.New(inst.BaseURL(), pprofPath, nil)
 }
 
-// measurement is the state of one run between start and stop.
-type measurement struct {
-	o      Options
-	inst   target.Instance
-	gen    load.Attacker
-	client *capture.Client
-	dir    string
-	r      *report.Run
-
-	profiles *capture.Window // nil without pprof
-	crashed  bool            // the process exited during the window
-}
-
-// warmUpAndStartProfiles warms the service up at the load rate and starts
-// the windowed profiles profileLead before the window (during the warm-up's
-// tail when it is long enough, otherwise in an idle pause after it).
-func (m *measurement) warmUpAndStartProfiles(ctx context.Context) error {
-	cfg := m.o.Config
-	if _, err := m.client.MemStats(ctx); err != nil {
-		m.r.ProfilesUnavailable = fmt.Sprintf("no pprof at %s (%v): load, CPU and cgroup figures only", cfg.Service.Pprof, err)
-	}
+// warmUp warms the services up at the load rate and starts the windowed
+// profiles profileLead before the window (during the warm-up's tail when
+// it is long enough, otherwise in an idle pause after it).
+func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes []*probe) error {
 	warmup := cfg.Load.Warmup.Std()
 	start := time.Now()
 	profilesAt := start.Add(max(0, warmup-profileLead))
-	var warm load.Summary
+	var warm []load.Summary
 	var warmErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if warmup > 0 {
-			warm, warmErr = m.gen.Attack(ctx, load.Attack{Name: "warmup", Duration: warmup, CountFrom: profilesAt})
+			warm, warmErr = attackAll(ctx, gen, load.Attack{Name: "warmup", Duration: warmup, CountFrom: profilesAt})
 		}
 	}()
-	if m.r.ProfilesUnavailable == "" {
+	profiling := false
+	for _, p := range probes {
+		profiling = profiling || p.hasPprof()
+	}
+	if profiling {
 		if err := sleepUntil(ctx, profilesAt); err != nil {
 			<-done
 			return err
 		}
 		seconds := int(math.Round(cfg.Load.Duration.Std().Seconds())) + 1
-		m.profiles = m.client.StartWindow(ctx, seconds, m.dir, cfg.Profiles)
+		for _, p := range probes {
+			p.startProfiles(ctx, seconds)
+		}
 	}
 	<-done
-	m.r.Timing.WarmupMs = ms(time.Since(start))
+	for i, p := range probes {
+		p.r.Timing.WarmupMs = ms(time.Since(start))
+		if p.profiles != nil && i < len(warm) {
+			p.r.ProfileRequests = warm[i].RequestsFrom
+		}
+	}
 	if warmErr != nil {
 		return warmErr
 	}
-	if m.profiles != nil {
-		m.r.ProfileRequests = warm.RequestsFrom
+	if profiling {
 		return sleepUntil(ctx, profilesAt.Add(profileLead))
 	}
 	return nil
 }
 
-// window measures one window: counters and MemStats at its start, the
-// attack, counters and MemStats at its end, then the end-of-window
-// snapshots and the windowed profiles.
-func (m *measurement) window(ctx context.Context) error {
-	cfg, r := m.o.Config, m.r
+// attackAll runs one attack and returns a summary per service: a duet's
+// generator attacks two.
+func attackAll(ctx context.Context, gen load.Attacker, a load.Attack) ([]load.Summary, error) {
+	if duet, ok := gen.(*load.Generator); ok {
+		return duet.AttackAll(ctx, a)
+	}
+	s, err := gen.Attack(ctx, a)
+	return []load.Summary{s}, err
+}
+
+// window measures one window of every probe: the HTTP readings and then
+// the counters of all of them back to back at its start, the attack (with
+// the counters sampled every second), the counters back to back and then
+// the HTTP readings at its end, and finally the profiles.
+func window(ctx context.Context, cfg *config.Config, probes []*probe, attack func(out []*os.File) ([]load.Summary, error)) error {
 	t := time.Now()
-	var err error
-	if m.profiles != nil {
-		if ms, err := m.client.MemStats(ctx); err == nil {
-			r.Counters.MemStatsStart = &ms
+	for _, p := range probes {
+		p.readBeforeWindow(ctx)
+	}
+	for _, p := range probes {
+		if err := p.countersAtStart(); err != nil {
+			return err
 		}
 	}
-	if r.Counters.Start, err = m.inst.Counters(); err != nil {
-		if m.diedWithin(time.Second) {
-			// It died in the warm-up (an OOM kill, a crash): the run is
-			// invalid with the reason its exit gives, not an error.
-			m.crashed = true
-			return nil
+	capture := ms(time.Since(t))
+	var outs []*os.File
+	for _, p := range probes {
+		f, err := os.Create(filepath.Join(p.dir, "results.bin"))
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("read counters at window start: %w", err)
+		defer f.Close()
+		outs = append(outs, f)
 	}
-	r.Timing.CaptureMs += ms(time.Since(t))
-
-	results, err := os.Create(filepath.Join(m.dir, "results.bin"))
+	t = time.Now()
+	sampler := startSampler(probes)
+	summaries, err := attack(outs)
+	samples := sampler.stop()
+	windowMs := ms(time.Since(t))
+	for _, f := range outs {
+		if closeErr := f.Close(); err == nil {
+			err = closeErr
+		}
+	}
 	if err != nil {
 		return err
 	}
 	t = time.Now()
-	r.Load, err = m.gen.Attack(ctx, load.Attack{Name: "window", Duration: cfg.Load.Duration.Std(), Out: results})
-	r.Timing.WindowMs = ms(time.Since(t))
-	if closeErr := results.Close(); err == nil {
-		err = closeErr
-	}
-	if err != nil {
-		return err
-	}
-
-	t = time.Now()
-	select {
-	case <-m.inst.Exited():
-		m.crashed = true
-		// A dead process has no counters left to read; the run is
-		// invalid, and its exit record says how it ended.
-		r.Counters.End = r.Counters.Start
-	default:
-		if r.Counters.End, err = m.inst.Counters(); err != nil {
-			if !m.diedWithin(time.Second) {
-				return fmt.Errorf("read counters at window end: %w", err)
-			}
-			m.crashed = true
-			r.Counters.End = r.Counters.Start
-			break
-		}
-		if r.Counters.MemStatsStart != nil {
-			if ms, err := m.client.MemStats(ctx); err == nil {
-				r.Counters.MemStatsEnd = &ms
-			}
+	for _, p := range probes {
+		if err := p.countersAtEnd(); err != nil {
+			return err
 		}
 	}
-	if m.profiles != nil {
-		snapshots := m.client.Snapshot(ctx, m.dir, cfg.Profiles)
-		r.Profiles = append(m.profiles.Wait(), snapshots...)
-		r.ProfileRequests += r.Load.Requests
+	for i, p := range probes {
+		p.r.Load = summaries[i]
+		p.readAfterWindow(ctx)
+		p.r.Seconds = seconds(samples[i], summaries[i])
 	}
-	r.Timing.CaptureMs += ms(time.Since(t))
+	for _, p := range probes {
+		p.collectProfiles(ctx)
+	}
+	capture += ms(time.Since(t))
+	for _, p := range probes {
+		p.r.Timing.WindowMs = windowMs
+		p.r.Timing.CaptureMs += capture
+	}
 	return ctx.Err()
 }
 
@@ -238,29 +207,6 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// diedWithin reports whether the process exits within d: its counters
-// vanish a moment before its exit is reaped.
-func (m *measurement) diedWithin(d time.Duration) bool {
-	select {
-	case <-m.inst.Exited():
-		return true
-	case <-time.After(d):
-		return false
-	}
-}
-
-// abandoned stops the process of a run that could not be completed and
-// marks it invalid with the reason.
-func abandoned(ctx context.Context, r report.Run, inst target.Instance, err error) report.Run {
-	r.Exit = inst.Stop()
-	reason := "measurement failed: " + err.Error()
-	if ctx.Err() != nil {
-		reason = "interrupted before the window ended"
-	}
-	r.InvalidReasons = append(r.InvalidReasons, reason)
-	return r
 }
 
 func requests(rs []configRequest) []load.Request {

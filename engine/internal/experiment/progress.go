@@ -7,10 +7,17 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-func progressLine(r report.Run, n, total int) string {
+// progressLine is one run as it is measured: its unit (round or pair), how
+// many valid ones came before it and the most the experiment takes, and
+// its main figures.
+func progressLine(r report.Run, validBefore, maxValid int) string {
 	f := r.Figures
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%d/%d] pair %d %-4s %6d req  %8.1f µs CPU/req", n, total, r.Pair, r.Side, f.Requests, f.CPUMicrosPerRequest)
+	unit := "pair"
+	if r.Duet != nil {
+		unit = "round"
+	}
+	fmt.Fprintf(&b, "[%d valid of at most %d] %s %d %-4s %6d req  %8.1f µs CPU/req", validBefore, maxValid, unit, r.Pair, r.Side, f.Requests, f.CPUMicrosPerRequest)
 	if f.AllocsPerRequest != nil {
 		fmt.Fprintf(&b, "  %8.1f allocs/req  %9.0f B/req", *f.AllocsPerRequest, *f.BytesPerRequest)
 	}

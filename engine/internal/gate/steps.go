@@ -21,6 +21,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/target/kind"
 	"github.com/perfgate/perfgate/engine/internal/target/kubernetes"
 	"github.com/perfgate/perfgate/engine/internal/target/local"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // invocation is one perfgate gate, run or compare: where its results go
@@ -169,8 +170,19 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 	if err != nil {
 		return err
 	}
-	plan := fmt.Sprintf("%d pairs of %s", g.cfg.Pairs, g.cfg.Load.Duration)
+	duet := onlySide == "" && g.cfg.Experiment == "duet"
+	if _, inside := tg.(target.LoadsInside); duet && inside {
+		g.warn(fmt.Sprintf("experiment: duet needs base and head on the same CPUs, driven by one load generator; the %s target generates its load inside the cluster, one service at a time, so this gate runs sequential pairs instead (noisier for CPU: see docs/statistics.md)", tg.Name()))
+		duet = false
+	}
+	g.rep.Experiment = "sequential"
+	plan := fmt.Sprintf("%s pairs of %s", pairsRange(g.cfg), g.cfg.Load.Duration)
+	if duet {
+		g.rep.Experiment = "duet"
+		plan = fmt.Sprintf("duet, %s rounds of %s", pairsRange(g.cfg), g.cfg.Load.Duration)
+	}
 	if onlySide != "" {
+		g.rep.Experiment = "record"
 		plan = fmt.Sprintf("%d runs of %s of %s", g.cfg.Pairs, g.cfg.Load.Duration, g.rep.Label)
 	}
 	fmt.Fprintf(g.stdout, "perfgate: %s on %s (%s, cpu %s, memory %s, GOMAXPROCS %d)",
@@ -184,7 +196,8 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 	}
 	_, err = experiment.Run(ctx, experiment.Options{
 		Config: g.cfg, Target: tg, Binaries: binaries, OnlySide: onlySide, OutDir: g.out, Seed: g.rep.Seed,
-		GeneratorCPUs: generatorCPUs(env), Progress: g.stdout, Record: g.keepRun,
+		Duet: duet, GeneratorCPUs: generatorCPUs(env), ServiceCPUs: len(env.ServiceCPUs),
+		Progress: g.stdout, Record: g.keepRun, Enough: g.decided,
 	})
 	return err
 }
@@ -203,6 +216,23 @@ func (g *invocation) warn(warnings ...string) {
 		fmt.Fprintf(g.stderr, "\nperfgate: WARNING: %s\n\n", w)
 		g.rep.Warnings = append(g.rep.Warnings, w)
 	}
+}
+
+// pairsRange is "10" for a fixed number of rounds, "10-20" for a range.
+func pairsRange(cfg *config.Config) string {
+	if cfg.MaxPairs > cfg.Pairs {
+		return fmt.Sprintf("%d-%d", cfg.Pairs, cfg.MaxPairs)
+	}
+	return fmt.Sprint(cfg.Pairs)
+}
+
+// decided says whether the valid rounds (pairs) so far decide every
+// gating metric, so the experiment may stop before its maximum.
+func (g *invocation) decided(runs []report.Run) bool {
+	if g.rep.Recording() {
+		return false
+	}
+	return verdict.Decided(runs, g.cfg)
 }
 
 func generatorCPUs(env target.Environment) int {

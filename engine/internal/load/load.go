@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,26 +31,33 @@ type Attacker interface {
 	Close()
 }
 
-// Generator attacks one service instance. It keeps its connections across
-// the warm-up and the measured window, as a real client pool would: each
-// attack needs its own vegeta.Attacker (one that finished stays stopped),
-// so the HTTP client is shared instead.
+// Generator attacks one service instance, or two at once (a duet). It
+// keeps its connections across the warm-up and the measured window, as a
+// real client pool would: each attack needs its own vegeta.Attacker (one
+// that finished stays stopped), so the HTTP client is shared instead.
 type Generator struct {
-	client   *http.Client
+	client *http.Client
+	// services are the base URLs attacked; results are told apart by
+	// their URL's prefix.
+	services []string
 	targeter vegeta.Targeter
-	rate     float64
+	// rate is the total rate: the per-service rate times the services.
+	rate float64
 }
 
 // New returns a generator for the service at baseURL (http://127.0.0.1:PORT).
 func New(baseURL string, rate float64, timeout time.Duration, requests []Request) *Generator {
-	targets := make([]vegeta.Target, len(requests))
-	for i, r := range requests {
-		header := http.Header{}
-		for k, v := range r.Headers {
-			header.Set(k, v)
-		}
-		targets[i] = vegeta.Target{Method: r.Method, URL: baseURL + r.Path, Body: []byte(r.Body), Header: header}
-	}
+	return newGenerator([]string{baseURL}, rate, timeout, roundRobin(baseURL, requests))
+}
+
+// NewDuet returns a generator that sends every request of the mix to both
+// services, at rate each, in the balanced order of BalancedOrder; swap
+// makes the second service lead the cycle instead of the first.
+func NewDuet(baseURLs [2]string, rate float64, timeout time.Duration, requests []Request, swap bool) *Generator {
+	return newGenerator(baseURLs[:], 2*rate, timeout, balanced(baseURLs, requests, swap))
+}
+
+func newGenerator(services []string, rate float64, timeout time.Duration, targets []vegeta.Target) *Generator {
 	client := &http.Client{
 		Timeout: timeout,
 		// Never a proxy: load only goes to the service under test.
@@ -59,7 +67,7 @@ func New(baseURL string, rate float64, timeout time.Duration, requests []Request
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &Generator{client: client, targeter: vegeta.NewStaticTargeter(targets...), rate: rate}
+	return &Generator{client: client, services: services, targeter: vegeta.NewStaticTargeter(targets...), rate: rate}
 }
 
 // Close releases the generator's idle connections.
@@ -70,8 +78,9 @@ type Attack struct {
 	Name     string
 	Duration time.Duration
 	// Out receives every result in vegeta's binary encoding (readable by
-	// `vegeta report`); nil keeps none.
-	Out io.Writer
+	// `vegeta report`); nil keeps none. A duet's Outs has one per service.
+	Out  io.Writer
+	Outs []io.Writer
 	// CountFrom, when set, makes Summary.RequestsFrom count the requests
 	// sent at or after it (a profile that started mid-attack covers those).
 	CountFrom time.Time
@@ -80,23 +89,42 @@ type Attack struct {
 // Attack sends load at the generator's rate and summarises it. A cancelled
 // ctx stops the attack early; the summary then covers what was sent.
 func (g *Generator) Attack(ctx context.Context, a Attack) (Summary, error) {
-	name, d, out := a.Name, a.Duration, a.Out
+	if a.Out != nil {
+		a.Outs = []io.Writer{a.Out}
+	}
+	summaries, err := g.AttackAll(ctx, a)
+	if len(summaries) == 0 {
+		return Summary{}, err
+	}
+	return summaries[0], err
+}
+
+// AttackAll is Attack with one summary per service, in the order the
+// generator was given them. The pacing figures (lag, generator CPU) are
+// the generator's and the same in each.
+func (g *Generator) AttackAll(ctx context.Context, a Attack) ([]Summary, error) {
+	name, d := a.Name, a.Duration
 	pacer := vegeta.ConstantPacer{Freq: int(g.rate), Per: time.Second}
 	if g.rate != float64(int(g.rate)) {
 		// Fractional rates: pace per minute to keep the precision.
 		pacer = vegeta.ConstantPacer{Freq: int(g.rate * 60), Per: time.Minute}
 	}
-	var enc vegeta.Encoder
-	if out != nil {
-		enc = vegeta.NewEncoder(out)
+	n := len(g.services)
+	encoders := make([]*vegeta.Encoder, n)
+	for i := range min(n, len(a.Outs)) {
+		if a.Outs[i] != nil {
+			enc := vegeta.NewEncoder(a.Outs[i])
+			encoders[i] = &enc
+		}
 	}
 	interval := time.Duration(float64(time.Second) / g.rate)
 	var (
-		metrics vegeta.Metrics
+		metrics = make([]vegeta.Metrics, n)
 		lags    []time.Duration
 		began   time.Time
 		// requestsFrom counts results sent at or after a.CountFrom.
-		requestsFrom uint64
+		requestsFrom = make([]uint64, n)
+		perSecond    = make([][]uint64, n)
 	)
 	cpuBefore := selfCPU()
 	wallBefore := time.Now()
@@ -112,28 +140,52 @@ func (g *Generator) Attack(ctx context.Context, a Attack) (Summary, error) {
 		if !began.IsZero() {
 			lags = append(lags, res.Timestamp.Sub(began.Add(time.Duration(res.Seq)*interval)))
 		}
+		i := g.serviceOf(res.URL)
 		if !a.CountFrom.IsZero() && !res.Timestamp.Before(a.CountFrom) {
-			requestsFrom++
+			requestsFrom[i]++
+		}
+		if s := int(res.Timestamp.Sub(wallBefore) / time.Second); s >= 0 {
+			for len(perSecond[i]) <= s {
+				perSecond[i] = append(perSecond[i], 0)
+			}
+			perSecond[i][s]++
 		}
 		// Bodies and headers are not needed downstream and would make
 		// the results file as large as every response.
 		res.Body, res.Headers = nil, nil
-		metrics.Add(res)
-		if enc != nil && encodeErr == nil {
-			encodeErr = enc.Encode(res)
+		metrics[i].Add(res)
+		if encoders[i] != nil && encodeErr == nil {
+			encodeErr = encoders[i].Encode(res)
 		}
 	}
-	metrics.Close()
 	if encodeErr != nil {
-		return Summary{}, fmt.Errorf("write vegeta results: %w", encodeErr)
+		return nil, fmt.Errorf("write vegeta results: %w", encodeErr)
 	}
-	s := summarise(&metrics, d)
-	s.TargetRate = g.rate
-	s.RequestsFrom = requestsFrom
-	s.GeneratorCPUNanos = selfCPU() - cpuBefore
-	s.GeneratorWallNanos = time.Since(wallBefore).Nanoseconds()
-	s.PacerLagP99, s.PacerLagMax = lagQuantiles(lags)
-	return s, ctx.Err()
+	generatorCPU, generatorWall := selfCPU()-cpuBefore, time.Since(wallBefore).Nanoseconds()
+	lagP99, lagMax := lagQuantiles(lags)
+	summaries := make([]Summary, n)
+	for i := range metrics {
+		metrics[i].Close()
+		s := summarise(&metrics[i], d)
+		s.TargetRate = g.rate / float64(n)
+		s.RequestsFrom = requestsFrom[i]
+		s.GeneratorCPUNanos, s.GeneratorWallNanos = generatorCPU, generatorWall
+		s.PacerLagP99, s.PacerLagMax = lagP99, lagMax
+		s.Began = wallBefore
+		s.RequestsPerSecond = perSecond[i]
+		summaries[i] = s
+	}
+	return summaries, ctx.Err()
+}
+
+// serviceOf is the index of the service a result's URL belongs to.
+func (g *Generator) serviceOf(url string) int {
+	for i, base := range g.services {
+		if strings.HasPrefix(url, base+"/") {
+			return i
+		}
+	}
+	return 0
 }
 
 // selfCPU is perfgate's own CPU time (user+system), which during an attack

@@ -36,6 +36,10 @@ type Summary struct {
 	// GeneratorCPUNanos is perfgate's own CPU time during the attack.
 	GeneratorCPUNanos  int64 `json:"generator_cpu_ns"`
 	GeneratorWallNanos int64 `json:"generator_wall_ns"`
+	// Began is when the attack started; RequestsPerSecond counts the
+	// requests sent in each second after it (kept in report.Run.Seconds).
+	Began             time.Time `json:"-"`
+	RequestsPerSecond []uint64  `json:"-"`
 }
 
 // Latency quantiles in nanoseconds.

@@ -49,11 +49,15 @@ type Report struct {
 	// Complete is false while the experiment is running or when it was
 	// interrupted: report.json is rewritten after every run so nothing
 	// measured is lost.
-	Complete    bool          `json:"complete"`
-	Command     []string      `json:"command"`
-	Started     time.Time     `json:"started"`
-	Finished    time.Time     `json:"finished,omitzero"`
-	Seed        uint64        `json:"seed"`
+	Complete bool      `json:"complete"`
+	Command  []string  `json:"command"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitzero"`
+	Seed     uint64    `json:"seed"`
+	// Experiment is the design that was run: "duet", "sequential", or
+	// "record" (one side alone). It can differ from config.experiment: a
+	// target that cannot duet runs sequential and says so in Warnings.
+	Experiment  string        `json:"experiment"`
 	Config      config.Config `json:"config"`
 	Environment Environment   `json:"environment"`
 	Build       Builds        `json:"build"`
@@ -127,6 +131,20 @@ type Run struct {
 	Timing              Timing      `json:"timing"`
 	// Seconds are the window's per-second samples (duet rounds).
 	Seconds []Second `json:"seconds,omitempty"`
+	// Duet describes the run's round when base and head ran at the same
+	// time (experiment: duet); nil in a sequential experiment.
+	Duet *Duet `json:"duet,omitempty"`
+}
+
+// Duet is one side's part in a duet round. Which side starts first and
+// which leads the balanced request order are drawn per round from the
+// experiment's seed.
+type Duet struct {
+	StartedFirst bool `json:"started_first"`
+	LedOrder     bool `json:"led_order"`
+	// SharedCPUBusy is base's and head's CPU use together over the CPUs
+	// they share; above validity.max_shared_cpu the round is invalid.
+	SharedCPUBusy float64 `json:"shared_cpu_busy"`
 }
 
 // Figures are a run's per-request numbers, the ones that are compared.

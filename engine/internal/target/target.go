@@ -69,6 +69,14 @@ type RemoteLoad interface {
 	Generator(rate float64, timeout time.Duration, requests []load.Request) (load.Attacker, error)
 }
 
+// LoadsInside is a Target whose instances are all RemoteLoad: each is
+// attacked by its own generator inside the cluster, so two instances
+// cannot share one balanced attack (no duet; see docs/targets.md).
+type LoadsInside interface {
+	Target
+	LoadsInside()
+}
+
 // Environment is what a target knows about where it runs the service.
 type Environment struct {
 	Target string `json:"target"`

@@ -60,6 +60,10 @@ func New(name string, settings config.Kubernetes, limits cgroup.Limits, serviceE
 
 func (t *Target) Name() string { return t.name }
 
+// LoadsInside marks the target's load as generated in the cluster, one
+// service at a time (target.LoadsInside).
+func (t *Target) LoadsInside() {}
+
 // Configure replaces the kubernetes settings before Prepare: the kind
 // target knows its cluster's kubeconfig and image loader only once it has
 // created the cluster.

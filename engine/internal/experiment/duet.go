@@ -1,0 +1,127 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/load"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// duetRound measures one duet round: a fresh base and a fresh head process
+// started in a random order under identical limits on the same CPUs, both
+// driven by one attack that sends every request to each in the balanced
+// order of load.BalancedOrder, with their counters read back to back at
+// the window's edges. Whatever drifts on the machine during the window
+// (another tenant, frequency, steal) hits both alike and cancels in the
+// round's head/base ratio. The returned runs (base, head) are recorded
+// even when err is set; a round with an invalid side is invalid as a
+// whole.
+func duetRound(ctx context.Context, o Options, round int, rng *rand.Rand) ([]report.Run, error) {
+	sides := [2]string{Base, Head}
+	first := rng.IntN(2)
+	swap := rng.IntN(2) == 1
+	runs := make([]report.Run, 2)
+	probes := make([]*probe, 2)
+	for i, side := range sides {
+		runs[i] = report.Run{Side: side, Pair: round, Dir: runDir(side, round),
+			Duet: &report.Duet{StartedFirst: i == first, LedOrder: swap == (i == 1)}}
+	}
+	defer func() {
+		for _, p := range probes {
+			if p != nil {
+				p.inst.Stop()
+			}
+		}
+	}()
+	for _, i := range []int{first, 1 - first} {
+		runs[i].Started = time.Now()
+		p, err := startProbe(ctx, o, &runs[i])
+		if err != nil {
+			if runs[i].InvalidReasons == nil {
+				return nil, err
+			}
+			// Only the side that failed is worth keeping: the other was
+			// never measured.
+			return runs[i : i+1], err
+		}
+		probes[i] = p
+	}
+	cfg := o.Config
+	gen := load.NewDuet([2]string{probes[0].inst.BaseURL(), probes[1].inst.BaseURL()},
+		cfg.Load.Rate, cfg.Load.Timeout.Std(), requests(cfg.Load.Requests), swap)
+	defer gen.Close()
+	abandon := func(err error) ([]report.Run, error) {
+		for _, p := range probes {
+			p.abandon(ctx, err)
+		}
+		return runs, err
+	}
+	if err := warmUp(ctx, cfg, gen, probes); err != nil {
+		return abandon(err)
+	}
+	if err := window(ctx, cfg, probes, func(out []*os.File) ([]load.Summary, error) {
+		return gen.AttackAll(ctx, load.Attack{Name: "window", Duration: cfg.Load.Duration.Std(), Outs: []io.Writer{out[0], out[1]}})
+	}); err != nil {
+		return abandon(err)
+	}
+	gen.Close()
+	for _, p := range probes {
+		p.finish(o.GeneratorCPUs)
+	}
+	judgeDuet(cfg, runs, o.ServiceCPUs)
+	return runs, nil
+}
+
+// judgeDuet applies the rules of a fair duet to both runs of a round: a
+// round is compared only when both sides are valid, they shared the CPUs
+// with headroom to spare, and each got the same load.
+func judgeDuet(cfg *config.Config, runs []report.Run, serviceCPUs int) {
+	base, head := &runs[0], &runs[1]
+	shared := base.Figures.CPUCores + head.Figures.CPUCores
+	capacity := float64(serviceCPUs)
+	if serviceCPUs == 0 {
+		capacity = float64(runtime.NumCPU())
+	}
+	base.Duet.SharedCPUBusy = shared / capacity
+	head.Duet.SharedCPUBusy = base.Duet.SharedCPUBusy
+	var reasons []string
+	switch {
+	case !base.Valid && !head.Valid:
+	case !base.Valid:
+		reasons = append(reasons, "the base side of this round is invalid: "+base.InvalidReasons[0])
+	case !head.Valid:
+		reasons = append(reasons, "the head side of this round is invalid: "+head.InvalidReasons[0])
+	}
+	if limit := float64(cfg.Validity.MaxSharedCPU); base.Duet.SharedCPUBusy > limit {
+		reasons = append(reasons, fmt.Sprintf(
+			"the shared CPUs were too busy for a fair duet: base and head together used %.2f of %g cores (%.0f%%, limit %s); lower load.rate or give the service more CPUs (resources.cpu)",
+			shared, capacity, 100*base.Duet.SharedCPUBusy, cfg.Validity.MaxSharedCPU))
+	}
+	if b, h := base.Load.Requests, head.Load.Requests; unbalanced(b, h) {
+		reasons = append(reasons, fmt.Sprintf("the duet's balance was broken: base was sent %d requests and head %d in the same window", b, h))
+	}
+	for _, r := range []*report.Run{base, head} {
+		for _, reason := range reasons {
+			if !r.Valid && reason == "the "+r.Side+" side of this round is invalid: "+r.InvalidReasons[0] {
+				continue
+			}
+			r.InvalidReasons = append(r.InvalidReasons, reason)
+		}
+		r.Valid = len(r.InvalidReasons) == 0
+	}
+}
+
+// unbalanced reports whether two sides of one attack were sent different
+// loads: the balanced order gives each the same requests, so more than a
+// cycle's worth of difference means the attack broke off on one side.
+func unbalanced(base, head uint64) bool {
+	diff := max(base, head) - min(base, head)
+	return float64(diff) > max(8, 0.01*float64(max(base, head)))
+}

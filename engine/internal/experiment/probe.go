@@ -1,0 +1,218 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/capture"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// probe is one service process under measurement, from its start to its
+// stop: a sequential run has one, a duet round two. Its readings are split
+// by cost so that a duet can read both sides' counters back to back: the
+// HTTP reads (retained figures, MemStats) come first at the window's start
+// and last at its end, the cheap counter reads closest to the window.
+type probe struct {
+	cfg    *config.Config
+	inst   target.Instance
+	client *capture.Client
+	dir    string
+	r      *report.Run
+	began  time.Time
+
+	profiles *capture.Window // nil without pprof
+	crashed  bool            // the process exited during the window
+}
+
+// startProbe starts a fresh process of side into r's directory under out.
+// A start failure is returned as a *StartFailure with r marked invalid.
+func startProbe(ctx context.Context, o Options, r *report.Run) (*probe, error) {
+	cfg := o.Config
+	dir := filepath.Join(o.OutDir, r.Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	inst, err := o.Target.Start(ctx, target.Spec{
+		Binary:       o.Binaries[r.Side],
+		Args:         cfg.Args,
+		Env:          cfg.Env,
+		Ready:        cfg.Service.Ready,
+		ReadyTimeout: cfg.Service.ReadyTimeout.Std(),
+		LogDir:       dir,
+	})
+	if err != nil {
+		var se *target.StartError
+		if !errors.As(err, &se) {
+			return nil, err
+		}
+		r.Exit = se.Exit
+		reason := "did not start: " + se.Reason
+		if se.Exit.OOMKilled {
+			reason = fmt.Sprintf("OOM-killed during start-up (memory limit %s)", cfg.Resources.Memory)
+		}
+		r.InvalidReasons = []string{reason}
+		return nil, &StartFailure{Side: r.Side, Err: err, Exit: se.Exit}
+	}
+	r.Timing.StartToReadyMs = ms(time.Since(began))
+	p := &probe{cfg: cfg, inst: inst, dir: dir, r: r, began: began, client: profileClient(inst, cfg.Service.Pprof)}
+	if _, err := p.client.MemStats(ctx); err != nil {
+		r.ProfilesUnavailable = fmt.Sprintf("no pprof at %s (%v): load, CPU and cgroup figures only", cfg.Service.Pprof, err)
+	}
+	return p, nil
+}
+
+// hasPprof reports whether the service answers its pprof endpoints.
+func (p *probe) hasPprof() bool { return p.r.ProfilesUnavailable == "" }
+
+// startProfiles starts the windowed profiles for seconds.
+func (p *probe) startProfiles(ctx context.Context, seconds int) {
+	if p.hasPprof() {
+		p.profiles = p.client.StartWindow(ctx, seconds, p.dir, p.cfg.Profiles)
+	}
+}
+
+// readBeforeWindow takes the HTTP readings of the window's start: the
+// retained figures (after a forced GC, whose cost must land before the
+// window) and MemStats.
+func (p *probe) readBeforeWindow(ctx context.Context) {
+	if !p.hasPprof() {
+		return
+	}
+	if ret, err := p.client.Retained(ctx); err == nil {
+		p.r.Counters.RetainedStart = &ret
+	}
+	if ms, err := p.client.MemStats(ctx); err == nil {
+		p.r.Counters.MemStatsStart = &ms
+	}
+}
+
+// countersAtStart reads the counters at the window's start. A process
+// that died in the warm-up (an OOM kill, a crash) makes the run invalid,
+// not the experiment an error.
+func (p *probe) countersAtStart() error {
+	var err error
+	if p.r.Counters.Start, err = p.inst.Counters(); err != nil {
+		if p.diedWithin(time.Second) {
+			p.crashed = true
+			return nil
+		}
+		return fmt.Errorf("read counters at window start: %w", err)
+	}
+	return nil
+}
+
+// countersAtEnd reads the counters at the window's end. A dead process has
+// no counters left to read; the run is invalid, and its exit record says
+// how it ended.
+func (p *probe) countersAtEnd() error {
+	if p.crashed {
+		p.r.Counters.End = p.r.Counters.Start
+		return nil
+	}
+	select {
+	case <-p.inst.Exited():
+		p.crashed = true
+		p.r.Counters.End = p.r.Counters.Start
+		return nil
+	default:
+	}
+	var err error
+	if p.r.Counters.End, err = p.inst.Counters(); err != nil {
+		if !p.diedWithin(time.Second) {
+			return fmt.Errorf("read counters at window end: %w", err)
+		}
+		p.crashed = true
+		p.r.Counters.End = p.r.Counters.Start
+	}
+	return nil
+}
+
+// readAfterWindow takes the HTTP readings of the window's end (MemStats,
+// then the retained figures, whose forced GC must come after everything
+// the window counts) and collects the profiles.
+func (p *probe) readAfterWindow(ctx context.Context) {
+	if p.crashed {
+		return
+	}
+	if p.r.Counters.MemStatsStart != nil {
+		if ms, err := p.client.MemStats(ctx); err == nil {
+			p.r.Counters.MemStatsEnd = &ms
+		}
+	}
+	if p.r.Counters.RetainedStart != nil {
+		if ret, err := p.client.Retained(ctx); err == nil {
+			p.r.Counters.RetainedEnd = &ret
+		}
+	}
+}
+
+// collectProfiles waits for the windowed profiles and takes the
+// end-of-window snapshots.
+func (p *probe) collectProfiles(ctx context.Context) {
+	if p.profiles == nil {
+		return
+	}
+	var snapshots []capture.Result
+	if !p.crashed {
+		snapshots = p.client.Snapshot(ctx, p.dir, p.cfg.Profiles)
+	}
+	p.r.Profiles = append(p.profiles.Wait(), snapshots...)
+	p.r.ProfileRequests += p.r.Load.Requests
+}
+
+// finish stops the process and judges the run: its figures and the
+// validity rules of one run.
+func (p *probe) finish(generatorCPUs int) {
+	r := p.r
+	p.client.Close()
+	t := time.Now()
+	r.Exit = p.inst.Stop()
+	r.Timing.StopMs = ms(time.Since(t))
+	r.Figures = figures(p.crashed, r.Load, r.Counters, generatorCPUs)
+	// A service that died after the window (encoding a profile, shutting
+	// down) was still not healthy: the run is invalid all the same.
+	r.InvalidReasons = invalidReasons(p.cfg, *r, p.crashed || r.Exit.ExitedOnItsOwn)
+	r.Valid = len(r.InvalidReasons) == 0
+	r.Timing.TotalMs = ms(time.Since(p.began))
+	r.Timing.OverheadMs = r.Timing.TotalMs - r.Timing.WarmupMs - r.Timing.WindowMs
+}
+
+// abandon stops the process of a run that could not be completed and
+// marks it invalid with the reason.
+func (p *probe) abandon(ctx context.Context, err error) {
+	p.client.Close()
+	p.r.Exit = p.inst.Stop()
+	reason := "measurement failed: " + err.Error()
+	if ctx.Err() != nil {
+		reason = "interrupted before the window ended"
+	}
+	p.r.InvalidReasons = append(p.r.InvalidReasons, reason)
+}
+
+// diedWithin reports whether the process exits within d: its counters
+// vanish a moment before its exit is reaped.
+func (p *probe) diedWithin(d time.Duration) bool {
+	select {
+	case <-p.inst.Exited():
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// cpuNanos is the service's cumulative CPU time in c: the cgroup's when
+// confined (exact), the process's otherwise.
+func cpuNanos(c target.Counters) int64 {
+	if c.Cgroup != nil {
+		return int64(c.Cgroup.CPUUsageNanos)
+	}
+	return c.ProcessCPUNano
+}
