@@ -232,7 +232,12 @@ func (g *invocation) decided(runs []report.Run) bool {
 	if g.rep.Recording() {
 		return false
 	}
-	return verdict.Decided(runs, g.cfg)
+	for _, m := range verdict.Compare(runs, g.cfg.Gate) {
+		if m.Gates && m.Outcome == "inconclusive" {
+			return false
+		}
+	}
+	return true
 }
 
 func generatorCPUs(env target.Environment) int {
