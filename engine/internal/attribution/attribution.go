@@ -1,6 +1,7 @@
 // Package attribution says where a change of cost comes from: per function,
-// the head-minus-base cost per request from the per-side merged profiles,
-// keeping only differences beyond sampling noise.
+// the head-minus-base cost per request (per run for the snapshots taken at
+// the end of each window: goroutines, live heap) from the per-side merged
+// profiles, keeping only differences beyond sampling noise.
 package attribution
 
 import (
@@ -14,6 +15,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/perfgate/perfgate/engine/internal/capture"
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -48,6 +50,10 @@ var measures = []measure{
 	{profile: "mutex", valueType: "delay", countType: "contentions", unit: "µs/req", scale: 1e-3},
 	{profile: "block", valueType: "delay", countType: "contentions", unit: "µs/req", scale: 1e-3},
 	{profile: "goroutine", valueType: "goroutine", countType: "goroutine", unit: "goroutines", scale: 1, perRun: true},
+	// The heap profile taken at the end of each window: what is still in
+	// use there, per run, by the site that allocated it. A leak shows as
+	// head holding more at the site that keeps something per request.
+	{profile: "heap", valueType: "inuse_space", countType: "inuse_space", unit: "B", scale: 1, perRun: true, countFromValue: 512 << 10},
 }
 
 // Functions compares the merged profiles of dir (base.<kind>.pb.gz,
@@ -58,8 +64,8 @@ func Functions(dir string, runs []report.Run) ([]report.Function, []error) {
 	var out []report.Function
 	var warnings []error
 	for _, m := range measures {
-		base, errB := load(dir, "base", m.profile)
-		head, errH := load(dir, "head", m.profile)
+		base, errB := load(dir, metric.Base, m.profile)
+		head, errH := load(dir, metric.Head, m.profile)
 		if errB != nil || errH != nil {
 			if err := errors.Join(errB, errH); !errors.Is(err, os.ErrNotExist) {
 				warnings = append(warnings, err)
@@ -84,8 +90,8 @@ func Functions(dir string, runs []report.Run) ([]report.Function, []error) {
 	return out, warnings
 }
 
-func load(dir, side, kind string) (*profile.Profile, error) {
-	return capture.ReadProfile(filepath.Join(dir, side+"."+kind+".pb.gz"))
+func load(dir string, side metric.Side, kind string) (*profile.Profile, error) {
+	return capture.ReadProfile(filepath.Join(dir, string(side)+"."+kind+".pb.gz"))
 }
 
 // denominators are the requests (or runs) behind each side's merged
@@ -99,7 +105,7 @@ func denominators(runs []report.Run, m measure) (base, head float64) {
 		if m.perRun {
 			n = 1
 		}
-		if r.Side == "base" {
+		if metric.SideOf(r) == metric.Base {
 			base += n
 		} else {
 			head += n

@@ -153,3 +153,61 @@ func TestCaptureAndIdleWaitsAreExcluded(t *testing.T) {
 		}
 	}
 }
+
+// heapProfile builds an end-of-window heap profile the way the Go runtime
+// writes it: bytes still in use per allocation site, sampled every 512 KiB.
+func heapProfile(inUse map[string]int64) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"},
+			{Type: "inuse_objects", Unit: "count"}, {Type: "inuse_space", Unit: "bytes"}},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"}, Period: 512 << 10,
+	}
+	id := uint64(1)
+	for leaf, bytes := range inUse {
+		var locs []*profile.Location
+		for _, name := range []string{leaf, "main.handler"} {
+			fn := &profile.Function{ID: id, Name: name}
+			loc := &profile.Location{ID: id, Line: []profile.Line{{Function: fn}}}
+			p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
+			locs = append(locs, loc)
+			id++
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: []int64{bytes / 64, 4 * bytes, bytes / 64, bytes}})
+	}
+	return p
+}
+
+// TestHeapInUsePerRun: the live heap at the end of the windows is compared
+// per run (it is a snapshot, not a cost per request), so head serving more
+// requests does not inflate it, and a site that keeps growing is reported.
+func TestHeapInUsePerRun(t *testing.T) {
+	dir := t.TempDir()
+	// Base: 3 runs merged; head: 3 runs merged, whose store.Keep holds
+	// 24 MiB more per run.
+	write(t, dir, "base.heap.pb.gz", heapProfile(map[string]int64{"main.cache": 3 * (8 << 20), "main.keep": 3 * (1 << 20)}))
+	write(t, dir, "head.heap.pb.gz", heapProfile(map[string]int64{"main.cache": 3 * (8 << 20), "main.keep": 3 * (25 << 20)}))
+	heap := []capture.Result{{Name: "heap", File: "heap.pb.gz"}}
+	var runs []report.Run
+	for pair := 1; pair <= 3; pair++ {
+		runs = append(runs,
+			report.Run{Side: "base", Pair: pair, Valid: true, ProfileRequests: 4000, Profiles: heap},
+			report.Run{Side: "head", Pair: pair, Valid: true, ProfileRequests: 9000, Profiles: heap})
+	}
+	fs, warnings := Functions(dir, runs)
+	if len(warnings) > 0 {
+		t.Fatal(warnings)
+	}
+	flat := map[string]report.Function{}
+	for _, f := range fs {
+		if f.Profile == "heap" && f.Kind == "flat" {
+			flat[f.Name] = f
+		}
+	}
+	if _, ok := flat["main.cache"]; ok {
+		t.Error("main.cache holds the same per run and must not be reported")
+	}
+	keep, ok := flat["main.keep"]
+	if !ok || keep.Unit != "B" || keep.Base != 1<<20 || keep.Head != 25<<20 || keep.Delta != 24<<20 {
+		t.Errorf("main.keep = %+v (reported %v), want 1 MiB → 25 MiB in use per run", keep, ok)
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -21,8 +22,8 @@ const flameMaxDepth = 64
 func Flame(dir string, runs []report.Run) map[string]*report.FlameNode {
 	out := map[string]*report.FlameNode{}
 	for _, m := range []measure{measures[0], measures[1]} {
-		base, errB := load(dir, "base", m.profile)
-		head, errH := load(dir, "head", m.profile)
+		base, errB := load(dir, metric.Base, m.profile)
+		head, errH := load(dir, metric.Head, m.profile)
 		denomBase, denomHead := denominators(runs, m)
 		if errB != nil || errH != nil || denomBase == 0 || denomHead == 0 {
 			continue

@@ -12,7 +12,8 @@ func runsWith(side string, allocs []float64, valid bool) []report.Run {
 	for i, a := range allocs {
 		a := a
 		runs = append(runs, report.Run{Side: side, Pair: i + 1, Valid: valid, Figures: report.Figures{
-			CPUMicrosPerRequest: 100, AllocsPerRequest: &a, LatencyP50Ms: 1, Throughput: 500,
+			CPUSource: "cgroup", CPUMicrosPerRequest: 100, AllocsPerRequest: &a, LatencyP50Ms: 1, Throughput: 500,
+			GoroutinesRetainedPer1k: &a, HeapRetainedBytesPer1k: &a,
 		}})
 	}
 	return runs
@@ -32,11 +33,19 @@ func TestRowsLikeBenchstat(t *testing.T) {
 	if !strings.HasPrefix(allocs.Delta, "+37.") || allocs.P > 0.01 || allocs.Note != "p=0.002 n=6" {
 		t.Errorf("allocs row %+v", allocs)
 	}
-	if cpu := byName["cpu-µs/req"]; cpu.Delta != "~" || len(cpu.Warnings) == 0 {
-		t.Errorf("identical CPU on both sides must be ~ with benchmath's warning: %+v", cpu)
+	if cpu := byName["cpu-ns/req"]; cpu.Delta != "~" || len(cpu.Warnings) == 0 || cpu.Base != 100e3 {
+		t.Errorf("identical CPU on both sides must be ~ with benchmath's warning, in the bench files' ns: %+v", cpu)
+	}
+	if p50 := byName["p50-ns"]; p50.Base != 1e6 {
+		t.Errorf("latency rows must be in the bench files' unit (ns): %+v", p50)
 	}
 	if _, ok := byName["B/req"]; ok {
 		t.Error("a figure no run has must not get a row")
+	}
+	for _, r := range rows {
+		if strings.Contains(r.Metric, "goroutines") || strings.Contains(r.Metric, "1k") {
+			t.Errorf("leak metrics are absolute; benchstat's relative deltas say nothing of them: %+v", r)
+		}
 	}
 	var out strings.Builder
 	Print(&out, rows)

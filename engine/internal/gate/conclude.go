@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/hints"
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
@@ -42,11 +43,11 @@ func (g *invocation) conclude(err error) {
 
 // sidesMeasured are the sides whose runs the results directory holds: a
 // recording measures head alone and writes no base files.
-func (g *invocation) sidesMeasured() []string {
+func (g *invocation) sidesMeasured() []metric.Side {
 	if g.rep.Recording() {
-		return []string{experiment.Head}
+		return []metric.Side{metric.Head}
 	}
-	return []string{experiment.Base, experiment.Head}
+	return metric.Sides
 }
 
 // compareSides attributes the change per function, tabulates the sides

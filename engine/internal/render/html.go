@@ -2,10 +2,10 @@ package render
 
 import (
 	_ "embed"
-	"fmt"
 	"html/template"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
@@ -14,12 +14,13 @@ import (
 var htmlTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"change": verdict.FormatChange,
-	"value":  verdict.Value,
-	"pct":    verdict.Percent,
+	"value":  func(m report.Metric, v float64) string { return metric.Of(m).Format(v) },
+	"change": func(m report.Metric, v float64) string { return metric.Of(m).FormatChange(v) },
+	"median": func(md report.Median) string { return metric.OfMedian(md).Format(md.Head) },
+	"pct":    metric.Percent,
 	"detect": verdict.Detectable,
-	"num":    func(v float64) string { return fmt.Sprintf("%.4g", v) },
-	"signed": func(v float64) string { return fmt.Sprintf("%+.4g", v) },
+	"num":    metric.Number,
+	"signed": metric.Signed,
 }).Parse(htmlTemplate))
 
 // HTML renders the self-contained report page: no request leaves it (no

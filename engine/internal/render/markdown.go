@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
@@ -134,15 +135,27 @@ func metricsSection(rep *report.Report) string {
 	var b strings.Builder
 	b.WriteString("| metric | base | head | Δ | confidence interval | p | outcome | could detect |\n|---|--:|--:|--:|--:|--:|---|--:|\n")
 	for _, m := range rep.Metrics {
+		c := metric.Of(m)
 		outcome := m.Outcome
 		if !m.Gates {
 			outcome += " (reported only)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s to %s (%s) | %.3g | %s %s | %s |\n",
-			Text(m.Name+" "+m.Unit), verdict.Value(m, m.Base), verdict.Value(m, m.Head), verdict.FormatChange(m, m.Delta), verdict.FormatChange(m, m.CI[0]), verdict.FormatChange(m, m.CI[1]),
-			verdict.Percent(m.CILevel), m.P, outcomeIcon[m.Outcome], Text(outcome), verdict.Detectable(m))
+			Text(m.Name), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
+			shown(c, c.FormatChange(m.CI[0])), shown(c, c.FormatChange(m.CI[1])), metric.Percent(m.CILevel), m.P,
+			outcomeIcon[m.Outcome], Text(outcome), shown(c, verdict.Detectable(m)))
 	}
 	return b.String()
+}
+
+// shown passes a formatted figure of a catalog metric as it is (numbers
+// and the catalog's own units), and escapes one of a metric the report
+// alone describes, whose unit is untrusted text.
+func shown(c *metric.Metric, s string) string {
+	if known, ok := metric.Lookup(c.Name); ok && known == c {
+		return s
+	}
+	return Text(s)
 }
 
 var outcomeIcon = map[string]string{"regression": "🔴", "improvement": "🟢", "unchanged": "⚪", "inconclusive": "🟡"}
@@ -176,21 +189,21 @@ func functionsSection(rep *report.Report) string {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return profileRank(order[i].profile) < profileRank(order[j].profile) })
 	var b strings.Builder
-	b.WriteString("**Where it changed** (per request, head − base, beyond sampling noise)\n\n| profile | function | base | head | Δ |\n|---|---|--:|--:|--:|\n")
+	b.WriteString("**Where it changed** (per request, or per run for what is alive at the window's end, head − base, beyond sampling noise)\n\n| profile | function | base | head | Δ |\n|---|---|--:|--:|--:|\n")
 	for _, k := range order {
 		for _, f := range groups[k] {
 			status := ""
 			if f.Status != "changed" {
 				status = " (" + Text(f.Status) + ")"
 			}
-			fmt.Fprintf(&b, "| %s %s | %s%s | %.4g | %.4g | %+.4g |\n", Text(f.Profile), Text(f.Unit), Code(f.Name), status, f.Base, f.Head, f.Delta)
+			fmt.Fprintf(&b, "| %s %s | %s%s | %s | %s | %s |\n", Text(f.Profile), Text(f.Unit), Code(f.Name), status, metric.Number(f.Base), metric.Number(f.Head), metric.Signed(f.Delta))
 		}
 	}
 	return b.String()
 }
 
 func profileRank(p string) int {
-	return strings.Index("cpu allocs mutex block goroutine", p)
+	return strings.Index("cpu allocs mutex block goroutine heap", p)
 }
 
 func hintsSection(rep *report.Report) string {
@@ -212,7 +225,7 @@ func benchstatSection(rep *report.Report) string {
 	var b strings.Builder
 	b.WriteString("<details><summary>benchstat (unpaired)</summary>\n\n| | base | head | vs base |\n|---|--:|--:|---|\n")
 	for _, r := range rep.Benchstat {
-		fmt.Fprintf(&b, "| %s | %.4g ± %s | %.4g ± %s | %s (%s) |\n", Text(r.Metric), r.Base, Text(r.BaseRange), r.Head, Text(r.HeadRange), Text(r.Delta), Text(r.Note))
+		fmt.Fprintf(&b, "| %s | %s ± %s | %s ± %s | %s (%s) |\n", Text(r.Metric), metric.Number(r.Base), Text(r.BaseRange), metric.Number(r.Head), Text(r.HeadRange), Text(r.Delta), Text(r.Note))
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()

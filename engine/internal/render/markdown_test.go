@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -34,13 +35,14 @@ func golden(t *testing.T, name, got string) {
 
 func ptr(v float64) *float64 { return &v }
 
-// regressionReport is a report like the demo's: allocations regressed.
+// regressionReport is a report like the demo's: allocations regressed,
+// and the live heap kept growing; its verdict, reason and counts are
+// verdict.Decide's.
 func regressionReport() *report.Report {
 	cfg := config.Default()
 	cfg.Service.Package = "./cmd/server"
-	return &report.Report{
-		Schema: 1, Verdict: report.Regression, Complete: true, Seed: 42,
-		Reason:      "regression: allocs +37.0% (98.05% CI +36.8% to +37.2%, p=0.00391, threshold +2.0%)",
+	rep := &report.Report{
+		Schema: 1, Complete: true, Seed: 42,
 		Command:     []string{"perfgate", "gate", "--config", "examples/perfgate.yml", "--base", "main", "--head", "."},
 		Started:     time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC),
 		Config:      *cfg,
@@ -48,12 +50,14 @@ func regressionReport() *report.Report {
 		Build: report.Builds{
 			Base: report.Builds{}.Base, Head: report.Builds{}.Head,
 		},
-		Counts: map[string]int{"regression": 1, "improvement": 0, "unchanged": 2, "inconclusive": 1},
 		Metrics: []report.Metric{
 			{Name: "cpu", Unit: "µs/req", Scale: "relative", Base: 373.7, Head: 381.9, Delta: 0.024, CI: [2]float64{-0.08, 0.153}, CILevel: 0.9805, P: 0.432, Outcome: "inconclusive", Threshold: 0.1, Gates: true, Pairs: 10, Detectable: ptr(0.21)},
 			{Name: "allocs", Unit: "allocs/req", Scale: "relative", Base: 89.4, Head: 122.6, Delta: 0.37, CI: [2]float64{0.368, 0.372}, CILevel: 0.9805, P: 0.0039, Outcome: "regression", Threshold: 0.02, Gates: true, Pairs: 10, Detectable: ptr(0.001)},
 			{Name: "errors", Unit: "ratio", Scale: "absolute", Outcome: "unchanged", Threshold: 0.001, Gates: true, Pairs: 10, CILevel: 0.9805, P: 1, Detectable: ptr(0)},
+			{Name: "goroutines", Unit: "goroutines/1k req", Scale: "absolute", Base: 0.02, Head: 0.05, Delta: 0.03, CI: [2]float64{-0.1, 0.2}, CILevel: 0.9805, P: 0.35, Outcome: "unchanged", Threshold: 1, Gates: true, Pairs: 10, Detectable: ptr(0.4)},
+			{Name: "heap", Unit: "B/1k req", Scale: "absolute", Base: 310, Head: 80310, Delta: 80000, CI: [2]float64{72000, 88000}, CILevel: 0.9805, P: 0.0039, Outcome: "regression", Threshold: 65536, Gates: true, Pairs: 10, Detectable: ptr(3000)},
 			{Name: "latency_p99", Unit: "ms", Scale: "relative", Base: 0.94, Head: 0.99, Delta: 0.041, CI: [2]float64{-0.04, 0.148}, CILevel: 0.9805, P: 0.116, Outcome: "inconclusive", Threshold: 0.1, Pairs: 10},
+			{Name: "memory_peak", Unit: "MiB", Scale: "relative", Base: 30.5, Head: 35.5, Delta: 0.164, CI: [2]float64{0.15, 0.18}, CILevel: 0.9805, P: 0.0039, Outcome: "regression", Threshold: 0.1, Pairs: 10, Detectable: ptr(0.02)},
 		},
 		Functions: []report.Function{
 			{Profile: "allocs", Name: "fmt.Sprintf", Kind: "flat", Unit: "allocs/req", Head: 11.03, Delta: 11.03, Status: "new"},
@@ -63,6 +67,8 @@ func regressionReport() *report.Report {
 		Runs:      []report.Run{{Side: "head", Pair: 3, InvalidReasons: []string{"achieved rate 280.0/s is below 99% of the target 300/s"}}},
 		Warnings:  []string{"GOMAXPROCS=4 (from service.env) is above the CPU limit"},
 	}
+	rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
+	return rep
 }
 
 func TestMarkdownRegression(t *testing.T) {
@@ -78,6 +84,9 @@ func TestMarkdownHostileStrings(t *testing.T) {
 			Name: "evil.`code` | </table><script>alert(1)</script> @octocat #1 [link](http://x.example) **bold**\n## heading\u202Egnp.exe\x00"},
 		report.Function{Profile: "cpu", Kind: "flat", Unit: "µs/req", Status: "changed", Delta: 0.5, Name: strings.Repeat("very.long.name/", 40)})
 	rep.Warnings = append(rep.Warnings, "<img src=x onerror=alert(1)> @everyone\n- [x] injected")
+	// A metric this perfgate does not know shows with the report's own
+	// unit, which is untrusted.
+	rep.Metrics = append(rep.Metrics, report.Metric{Name: "widgets", Unit: "<script>x</script>/req", Scale: "absolute", Base: 1, Head: 2, Delta: 1, Outcome: "unchanged", Pairs: 10})
 	md := Markdown(rep)
 	golden(t, "hostile.md", md)
 	for _, bad := range []string{"<script", "<img", "@octocat", "@everyone", "#1 ", "\u202E", "\x00", "\n## heading", "](http", "`code`"} {

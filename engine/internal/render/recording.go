@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -43,29 +44,16 @@ func recordedSection(rep *report.Report) string {
 // valid runs (the runs carry side head).
 func mediansSection(rep *report.Report) string {
 	var rows []string
-	for _, m := range rep.Summary {
-		if m.HeadRuns > 0 {
-			rows = append(rows, fmt.Sprintf("| %s | %s | %d |", Text(m.Name+" "+m.Unit), medianValue(m), m.HeadRuns))
+	for _, md := range rep.Summary {
+		if md.HeadRuns > 0 {
+			c := metric.OfMedian(md)
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d |", Text(md.Name), shown(c, c.Format(md.Head)), md.HeadRuns))
 		}
 	}
 	if len(rows) == 0 {
 		return ""
 	}
 	return "| metric | median | valid runs |\n|---|--:|--:|\n" + strings.Join(rows, "\n") + "\n"
-}
-
-// medianValue shows ratios (errors, throttling) as percentages, large
-// figures whole (bytes per request) and the rest to four significant
-// digits.
-func medianValue(m report.Median) string {
-	switch {
-	case m.Unit == "ratio":
-		return Text(fmt.Sprintf("%.3g%%", 100*m.Head))
-	case m.Head >= 10000:
-		return Text(fmt.Sprintf("%.0f", m.Head))
-	default:
-		return Text(fmt.Sprintf("%.4g", m.Head))
-	}
 }
 
 func recordingEnvironmentSection(rep *report.Report) string {

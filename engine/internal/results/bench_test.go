@@ -10,6 +10,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
@@ -71,9 +72,9 @@ func TestWriteBenchReadsBackWithBenchfmt(t *testing.T) {
 		{Side: "base", Valid: false, InvalidReasons: []string{"crashed"}, Figures: memstats(10, 999)},
 		{Side: "head", Valid: true, Figures: memstats(5001, 46)},
 		{Side: "base", Valid: true, Figures: memstats(5002, 40)},
-		{Side: "head", Valid: true, Figures: report.Figures{Requests: 5003, CPUMicrosPerRequest: 44}}, // no MemStats
+		{Side: "head", Valid: true, Figures: report.Figures{Requests: 5003, CPUSource: "cgroup", CPUMicrosPerRequest: 44}}, // no MemStats
 	}
-	for _, side := range []string{"base", "head"} {
+	for _, side := range metric.Sides {
 		if err := WriteBench(dir, env, runs, side); err != nil {
 			t.Fatal(err)
 		}

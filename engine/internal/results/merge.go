@@ -8,20 +8,21 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/perfgate/perfgate/engine/internal/capture"
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // MergeProfiles merges each profile kind over a side's valid runs into
 // <side>.<kind>.pb.gz, so `go tool pprof -diff_base base.cpu.pb.gz
 // head.cpu.pb.gz` compares whole sides. It returns the files written.
-func MergeProfiles(dir string, runs []report.Run, side string) ([]string, error) {
+func MergeProfiles(dir string, runs []report.Run, side metric.Side) ([]string, error) {
 	// Profiles are merged as they are read, so at most two are in memory
 	// at once whatever the number of runs (10 runs of a big service's
 	// profiles would otherwise need gigabytes).
 	merged := map[string]*profile.Profile{}
 	var kinds []string
 	for _, r := range runs {
-		if r.Side != side || !r.Valid {
+		if metric.SideOf(r) != side || !r.Valid {
 			continue
 		}
 		for _, p := range r.Profiles {

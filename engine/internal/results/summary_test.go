@@ -16,7 +16,7 @@ func ptr(v float64) *float64 { return &v }
 
 // withMemStats is a run's figures from a service that serves MemStats.
 func withMemStats(cpu, allocs float64) report.Figures {
-	return report.Figures{CPUMicrosPerRequest: cpu, AllocsPerRequest: ptr(allocs), BytesPerRequest: ptr(allocs * 100), GCCyclesPerRequest: ptr(allocs / 1e4)}
+	return report.Figures{CPUSource: "cgroup", CPUMicrosPerRequest: cpu, AllocsPerRequest: ptr(allocs), BytesPerRequest: ptr(allocs * 100), GCCyclesPerRequest: ptr(allocs / 1e4)}
 }
 
 func run(side string, valid bool, f report.Figures) report.Run {
@@ -67,27 +67,45 @@ func TestMedians(t *testing.T) {
 		{
 			name: "no MemStats: no allocation figures",
 			runs: []report.Run{
-				run("base", true, report.Figures{CPUMicrosPerRequest: 10, MemoryPeakBytes: 64 << 20}),
-				run("head", true, report.Figures{CPUMicrosPerRequest: 10, MemoryPeakBytes: 96 << 20}),
+				run("base", true, report.Figures{CPUSource: "cgroup", CPUMicrosPerRequest: 10, MemoryPeakBytes: 64 << 20}),
+				run("head", true, report.Figures{CPUSource: "cgroup", CPUMicrosPerRequest: 10, MemoryPeakBytes: 96 << 20}),
 			},
 			want:   map[string]want{"cpu": {10, 10, 0, 1, 1}, "memory_peak": {64, 96, 0.5, 1, 1}},
-			absent: []string{"allocs", "bytes", "gc"},
+			absent: []string{"allocs", "bytes", "gc", "goroutines", "heap"},
 		},
 		{
 			name: "MemStats on one side only: no delta",
 			runs: []report.Run{
 				run("base", true, withMemStats(10, 5)),
-				run("head", true, report.Figures{CPUMicrosPerRequest: 10}),
+				run("head", true, report.Figures{CPUSource: "cgroup", CPUMicrosPerRequest: 10}),
 			},
 			want: map[string]want{"allocs": {5, 0, 0, 1, 0}},
 		},
 		{
-			name: "zero base: no delta",
+			name: "zero base: no relative delta",
 			runs: []report.Run{
-				run("base", true, report.Figures{ErrorRate: 0}),
-				run("head", true, report.Figures{ErrorRate: 0.02}),
+				run("base", true, report.Figures{Throughput: 0}),
+				run("head", true, report.Figures{Throughput: 500}),
 			},
-			want: map[string]want{"errors": {0, 0.02, 0, 1, 1}},
+			want: map[string]want{"throughput": {0, 500, 0, 1, 1}},
+		},
+		{
+			// Absolute metrics (the error rate, what a leak retains) are
+			// near 0 or negative: their delta is head − base.
+			name: "absolute metrics: delta is the difference",
+			runs: []report.Run{
+				run("base", true, report.Figures{ErrorRate: 0, GoroutinesRetainedPer1k: ptr(-0.2), HeapRetainedBytesPer1k: ptr(512)}),
+				run("head", true, report.Figures{ErrorRate: 0.02, GoroutinesRetainedPer1k: ptr(2.8), HeapRetainedBytesPer1k: ptr(49664)}),
+			},
+			want: map[string]want{"errors": {0, 0.02, 0.02, 1, 1}, "goroutines": {-0.2, 2.8, 3, 1, 1}, "heap": {512, 49664, 49152, 1, 1}},
+		},
+		{
+			name: "a run without a peak reading has no memory peak",
+			runs: []report.Run{
+				run("base", true, report.Figures{MemoryPeakBytes: 64 << 20}),
+				run("head", true, report.Figures{}),
+			},
+			want: map[string]want{"memory_peak": {64, 0, 0, 1, 0}},
 		},
 		{
 			name:   "no valid runs",
@@ -122,13 +140,15 @@ func TestMedians(t *testing.T) {
 }
 
 func TestMediansOrderAndUnits(t *testing.T) {
-	ms := Medians([]report.Run{run("base", true, withMemStats(1, 1)), run("head", true, withMemStats(1, 1))})
+	f := withMemStats(1, 1)
+	f.MemoryPeakBytes, f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = 32<<20, ptr(0), ptr(0)
+	ms := Medians([]report.Run{run("base", true, f), run("head", true, f)})
 	var got []string
 	for _, m := range ms {
 		got = append(got, m.Name+" "+m.Unit)
 	}
-	want := []string{"cpu µs/req", "allocs allocs/req", "bytes B/req", "gc GC/req", "latency_p50 ms", "latency_p90 ms",
-		"latency_p99 ms", "latency_max ms", "throughput req/s", "errors ratio", "throttled ratio", "memory_peak MiB"}
+	want := []string{"cpu µs/req", "allocs allocs/req", "bytes B/req", "errors ratio", "goroutines goroutines/1k req", "heap B/1k req",
+		"gc GC/req", "latency_p50 ms", "latency_p90 ms", "latency_p99 ms", "latency_max ms", "throughput req/s", "throttled ratio", "memory_peak MiB"}
 	if len(got) != len(want) {
 		t.Fatalf("medians %q, want %q", got, want)
 	}
@@ -148,18 +168,19 @@ func near(a, b float64) bool {
 // `go test -run PrintComparison -update` to rewrite it after a deliberate
 // change of the format.
 func TestPrintComparison(t *testing.T) {
-	fig := func(cpu, allocs, p99, rps, errs float64, peak int64) report.Figures {
+	fig := func(cpu, allocs, p99, rps, errs float64, peak int64, goroutines, heap float64) report.Figures {
 		f := withMemStats(cpu, allocs)
+		f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = &goroutines, &heap
 		f.LatencyP50Ms, f.LatencyP90Ms, f.LatencyP99Ms, f.LatencyMaxMs = p99/4, p99/2, p99, p99*3
 		f.Throughput, f.ErrorRate, f.MemoryPeakBytes = rps, errs, peak
 		return f
 	}
 	runs := []report.Run{
-		run("base", true, fig(41.3, 25, 1.92, 499.8, 0, 31<<20)),
-		run("base", true, fig(40.1, 25, 2.05, 500.1, 0.0004, 30<<20)),
-		run("base", false, fig(400, 250, 90, 120, 0.3, 200<<20)),
-		run("head", true, fig(46.2, 31, 2.41, 500, 0, 35<<20)),
-		run("head", true, fig(45.7, 31, 2.2, 499.9, 0, 36<<20)),
+		run("base", true, fig(41.3, 25, 1.92, 499.8, 0, 31<<20, -0.1, -820)),
+		run("base", true, fig(40.1, 25, 2.05, 500.1, 0.0004, 30<<20, 0.2, 1460)),
+		run("base", false, fig(400, 250, 90, 120, 0.3, 200<<20, 9, 1e6)),
+		run("head", true, fig(46.2, 31, 2.41, 500, 0, 35<<20, 2.1, 50200)),
+		run("head", true, fig(45.7, 31, 2.2, 499.9, 0, 36<<20, 1.9, 48900)),
 	}
 	var buf bytes.Buffer
 	PrintComparison(&buf, Medians(runs))

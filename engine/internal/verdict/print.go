@@ -3,7 +3,11 @@ package verdict
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -13,16 +17,60 @@ func PrintMetrics(w io.Writer, metrics []report.Metric) {
 	if len(metrics) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%-12s %10s %10s %9s %22s %8s  %-13s %s\n", "metric", "base", "head", "change", "confidence interval", "p", "outcome", "could detect")
+	rows := [][]string{{"metric", "base", "head", "change", "confidence interval", "p", "outcome", "could detect"}}
+	var turnOn []string // perfgate.yml keys that would make a reported metric gate
+	reportedOnly := false
 	for _, m := range metrics {
+		c := metric.Of(m)
 		outcome := m.Outcome
 		if !m.Gates {
 			outcome += "*"
+			reportedOnly = true
+			if c.Gate != nil && c.Gate.Key != "" && !slices.Contains(turnOn, c.Gate.Key) {
+				turnOn = append(turnOn, c.Gate.Key)
+			}
 		}
-		fmt.Fprintf(w, "%-12s %10s %10s %9s %22s %8.3g  %-13s %s\n", m.Name, Value(m, m.Base), Value(m, m.Head), FormatChange(m, m.Delta),
-			fmt.Sprintf("%s to %s (%s)", FormatChange(m, m.CI[0]), FormatChange(m, m.CI[1]), Percent(m.CILevel)), m.P, outcome, Detectable(m))
+		rows = append(rows, []string{m.Name, c.Format(m.Base), c.Format(m.Head), c.FormatChange(m.Delta),
+			fmt.Sprintf("%s to %s (%s)", c.FormatChange(m.CI[0]), c.FormatChange(m.CI[1]), metric.Percent(m.CILevel)),
+			fmt.Sprintf("%.3g", m.P), outcome, Detectable(m)})
 	}
-	fmt.Fprintln(w, "* reported, does not gate (set gate.latency to gate on latency)")
+	printColumns(w, rows, map[int]bool{0: true, 6: true, 7: true})
+	if reportedOnly {
+		note := "* reported, does not gate"
+		if len(turnOn) > 0 {
+			note += " (set " + strings.Join(turnOn, " or ") + " to make it gate)"
+		}
+		fmt.Fprintln(w, note)
+	}
+}
+
+// printColumns aligns rows in columns two spaces apart, numbers to the
+// right and the columns in left to the left.
+func printColumns(w io.Writer, rows [][]string, left map[int]bool) {
+	widths := map[int]int{}
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		for i, cell := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+			switch {
+			case i == len(row)-1 && left[i]:
+				b.WriteString(cell)
+			case left[i]:
+				b.WriteString(cell + pad)
+			default:
+				b.WriteString(pad + cell)
+			}
+			if i < len(row)-1 {
+				b.WriteString("  ")
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
 }
 
 // Detectable says the smallest change the run could see, never below the
@@ -31,19 +79,5 @@ func Detectable(m report.Metric) string {
 	if m.Detectable == nil {
 		return fmt.Sprintf("nothing: %d pairs are too few", m.Pairs)
 	}
-	return "≥ " + FormatChange(m, max(*m.Detectable, m.Threshold))[1:]
-}
-
-// Value shows a metric's median: a percentage for absolute (rate)
-// metrics, otherwise with precision fitting its size.
-func Value(m report.Metric, v float64) string {
-	switch {
-	case m.Scale == "absolute":
-		return fmt.Sprintf("%.2f%%", 100*v)
-	case v >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
+	return "≥ " + metric.Of(m).FormatChange(max(*m.Detectable, m.Threshold))[1:]
 }

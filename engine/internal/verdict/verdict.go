@@ -7,65 +7,24 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
-// metricSpec says where a metric comes from and how it gates.
-type metricSpec struct {
-	name, unit string
-	scale      stats.Scale
-	value      func(report.Figures) (float64, bool)
-	threshold  func(config.Gate) float64
-	// gates is nil for metrics that always gate.
-	gates func(config.Gate) bool
-}
-
-var metrics = []metricSpec{
-	{name: "cpu", unit: "µs/req", value: func(f report.Figures) (float64, bool) { return f.CPUMicrosPerRequest, f.CPUSource != "" },
-		threshold: func(g config.Gate) float64 { return float64(g.CPU) }},
-	{name: "allocs", unit: "allocs/req", value: func(f report.Figures) (float64, bool) { return deref(f.AllocsPerRequest) },
-		threshold: func(g config.Gate) float64 { return float64(g.Allocs) }},
-	{name: "bytes", unit: "B/req", value: func(f report.Figures) (float64, bool) { return deref(f.BytesPerRequest) },
-		threshold: func(g config.Gate) float64 { return float64(g.Bytes) }},
-	{name: "errors", unit: "ratio", scale: stats.Absolute, value: func(f report.Figures) (float64, bool) { return f.ErrorRate, true },
-		threshold: func(g config.Gate) float64 { return float64(g.Errors) }},
-	{name: "latency_p50", unit: "ms", value: func(f report.Figures) (float64, bool) { return f.LatencyP50Ms, true },
-		threshold: latencyThreshold, gates: latencyGates},
-	{name: "latency_p90", unit: "ms", value: func(f report.Figures) (float64, bool) { return f.LatencyP90Ms, true },
-		threshold: latencyThreshold, gates: latencyGates},
-	{name: "latency_p99", unit: "ms", value: func(f report.Figures) (float64, bool) { return f.LatencyP99Ms, true },
-		threshold: latencyThreshold, gates: latencyGates},
-}
-
-// latencyThreshold is gate.latency, or (when latency does not gate) the CPU
-// threshold, so that latency outcomes are still shown on a sensible scale.
-func latencyThreshold(g config.Gate) float64 {
-	if g.Latency > 0 {
-		return float64(g.Latency)
-	}
-	return float64(g.CPU)
-}
-
-func latencyGates(g config.Gate) bool { return g.Latency > 0 }
-
-func deref(v *float64) (float64, bool) {
-	if v == nil {
-		return 0, false
-	}
-	return *v, true
-}
-
-// Compare computes every metric over the pairs whose two runs are both
-// valid and have the figure.
+// Compare computes every compared metric of the catalog over the pairs
+// whose two runs are both valid and have the figure.
 func Compare(runs []report.Run, gate config.Gate) []report.Metric {
 	pairs := ValidPairs(runs)
 	var inputs []stats.Input
-	for _, m := range metrics {
-		in := stats.Input{Name: m.name, Unit: m.unit, Scale: m.scale, Threshold: m.threshold(gate), Gates: m.gates == nil || m.gates(gate)}
+	for _, m := range metric.Catalog {
+		if !m.Compared() {
+			continue
+		}
+		in := stats.Input{Name: m.Name, Unit: m.Unit, Scale: statsScale(m.Scale), Threshold: m.Threshold(gate), Gates: m.Gates(gate)}
 		for _, p := range pairs {
-			b, okB := m.value(p[0].Figures)
-			h, okH := m.value(p[1].Figures)
+			b, okB := m.Value(p[0].Figures)
+			h, okH := m.Value(p[1].Figures)
 			if okB && okH {
 				in.Base, in.Head = append(in.Base, b), append(in.Head, h)
 			}
@@ -76,17 +35,24 @@ func Compare(runs []report.Run, gate config.Gate) []report.Metric {
 	}
 	var out []report.Metric
 	for _, r := range stats.Decide(inputs, gate.Alpha) {
-		scale := "relative"
+		scale := metric.Relative
 		if r.Scale == stats.Absolute {
-			scale = "absolute"
+			scale = metric.Absolute
 		}
 		out = append(out, report.Metric{
-			Name: r.Name, Unit: r.Unit, Scale: scale, Base: r.BaseMedian, Head: r.HeadMedian,
+			Name: r.Name, Unit: r.Unit, Scale: string(scale), Base: r.BaseMedian, Head: r.HeadMedian,
 			Delta: r.Delta, CI: r.CI, CILevel: r.CILevel, P: r.PRegression, PImprovement: r.PImprovement,
 			Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable,
 		})
 	}
 	return out
+}
+
+func statsScale(s metric.Scale) stats.Scale {
+	if s == metric.Absolute {
+		return stats.Absolute
+	}
+	return stats.Relative
 }
 
 // Decide is the overall verdict from the gating metrics: any regression
@@ -115,25 +81,14 @@ func Decide(metrics []report.Metric) (verdict, reason string, counts map[string]
 
 // describe is one metric's evidence in a sentence fragment.
 func describe(m report.Metric) string {
-	s := fmt.Sprintf("%s %s (%s CI %s to %s, p=%.3g, threshold %s)", m.Name, FormatChange(m, m.Delta),
-		Percent(m.CILevel), FormatChange(m, m.CI[0]), FormatChange(m, m.CI[1]), m.P, FormatChange(m, m.Threshold))
+	c := metric.Of(m)
+	s := fmt.Sprintf("%s %s (%s CI %s to %s, p=%.3g, threshold %s)", m.Name, c.FormatChange(m.Delta),
+		metric.Percent(m.CILevel), c.FormatChange(m.CI[0]), c.FormatChange(m.CI[1]), m.P, c.FormatChange(m.Threshold))
 	if m.Outcome == stats.Inconclusive && m.Detectable == nil {
 		s += fmt.Sprintf("; %d pairs cannot reach significance at this alpha", m.Pairs)
 	}
 	return s
 }
-
-// FormatChange shows a relative change as a signed percentage and an
-// absolute one in percentage points.
-func FormatChange(m report.Metric, v float64) string {
-	if m.Scale == "absolute" {
-		return fmt.Sprintf("%+.2f pp", 100*v)
-	}
-	return fmt.Sprintf("%+.1f%%", 100*v)
-}
-
-// Percent shows a level like 0.98 as "98%".
-func Percent(v float64) string { return fmt.Sprintf("%.4g%%", 100*v) }
 
 // ValidPairs returns, per pair number, the base and head runs when both are
 // valid, in pair order.
@@ -150,7 +105,7 @@ func ValidPairs(runs []report.Run) [][2]report.Run {
 			byPair[r.Pair] = p
 			order = append(order, r.Pair)
 		}
-		if r.Side == "base" {
+		if metric.SideOf(r) == metric.Base {
 			p[0] = r
 		} else {
 			p[1] = r

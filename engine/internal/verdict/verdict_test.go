@@ -77,3 +77,84 @@ func TestSameCodeIsNotARegression(t *testing.T) {
 		t.Errorf("A/A comparison gave %s: %s", verdict, reason)
 	}
 }
+
+// leakRuns makes n pairs whose head keeps headGoroutines goroutines and
+// headHeap bytes of live heap per 1,000 requests, against a base that keeps
+// about none (A/A values wobble around 0, either sign).
+func leakRuns(n int, headGoroutines, headHeap float64) []report.Run {
+	rs := runs(n, 100)
+	for i := range rs {
+		wobble := float64(i%5-2) / 10
+		g, h := wobble, 500*wobble
+		if rs[i].Side == "head" {
+			g, h = headGoroutines+wobble, headHeap+500*wobble
+		}
+		rs[i].Figures.GoroutinesRetainedPer1k, rs[i].Figures.HeapRetainedBytesPer1k = &g, &h
+	}
+	return rs
+}
+
+func TestLeaksGateOnTheAbsoluteScale(t *testing.T) {
+	byName := func(ms []report.Metric) map[string]report.Metric {
+		out := map[string]report.Metric{}
+		for _, m := range ms {
+			out[m.Name] = m
+		}
+		return out
+	}
+	same := byName(Compare(leakRuns(10, 0, 0), gate()))
+	for _, name := range []string{"goroutines", "heap"} {
+		m := same[name]
+		if m.Scale != "absolute" || !m.Gates || m.Outcome == "regression" {
+			t.Errorf("A/A %s: %+v", name, m)
+		}
+	}
+	leak := Compare(leakRuns(10, 1000, 256<<10), gate())
+	verdict, reason, counts := Decide(leak)
+	got := byName(leak)
+	if g := got["goroutines"]; g.Outcome != "regression" || g.Delta < 999 || g.Threshold != 1 {
+		t.Errorf("a goroutine per request kept: %+v", g)
+	}
+	if h := got["heap"]; h.Outcome != "regression" || h.Threshold != 64<<10 {
+		t.Errorf("256 KiB per 1,000 requests kept: %+v", h)
+	}
+	if verdict != report.Regression || counts["regression"] != 2 ||
+		!strings.Contains(reason, "goroutines +1000 goroutines/1k req") || !strings.Contains(reason, "heap +256 KiB/1k req") {
+		t.Errorf("verdict %s (%s), counts %v", verdict, reason, counts)
+	}
+}
+
+func TestMemoryPeakIsReportedNotGated(t *testing.T) {
+	rs := runs(10, 100)
+	for i := range rs {
+		rs[i].Figures.MemoryPeakBytes = 30 << 20
+		if rs[i].Side == "head" {
+			rs[i].Figures.MemoryPeakBytes = 60 << 20
+		}
+	}
+	ms := Compare(rs, gate())
+	for _, m := range ms {
+		if m.Name == "memory_peak" {
+			if m.Gates || m.Outcome != "regression" || m.Unit != "MiB" {
+				t.Errorf("memory_peak %+v", m)
+			}
+			if v, _, _ := Decide(ms); v == report.Regression {
+				t.Error("a doubled memory peak alone failed the gate")
+			}
+			return
+		}
+	}
+	t.Error("no memory_peak metric")
+}
+
+func TestPrintMetrics(t *testing.T) {
+	var b strings.Builder
+	PrintMetrics(&b, Compare(leakRuns(10, 1000, 256<<10), gate()))
+	out := b.String()
+	for _, want := range []string{"goroutines", "+1000 goroutines/1k req", "heap", "+256 KiB/1k req", "≥ 64 KiB/1k req",
+		"* reported, does not gate (set gate.latency to make it gate)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package metric
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Display is how a metric's values read.
+type Display int
+
+const (
+	// Decimal shows the number and the unit: "373.7 µs/req", "0.94 ms".
+	Decimal Display = iota
+	// Percentage shows a ratio as a percentage, "0.04%", and an absolute
+	// change in percentage points, "+0.12 pp".
+	Percentage
+	// BinaryBytes scales a unit that starts with B by powers of 1024:
+	// "48 KiB/1k req".
+	BinaryBytes
+)
+
+// Format shows a value of m with its unit.
+func (m *Metric) Format(v float64) string {
+	switch m.Display {
+	case Percentage:
+		return Number(100*v) + "%"
+	case BinaryBytes:
+		return binaryBytes(v, m.Unit)
+	}
+	return Number(v) + " " + m.Unit
+}
+
+// FormatChange shows a change of m: a signed percentage for relative
+// metrics ("+4.1%"), percentage points for absolute ratios ("+0.12 pp"),
+// otherwise a signed amount with the unit ("+1.2 goroutines/1k req").
+func (m *Metric) FormatChange(v float64) string {
+	switch {
+	case m.Scale == Relative:
+		return fmt.Sprintf("%+.1f%%", 100*v)
+	case m.Display == Percentage:
+		return fmt.Sprintf("%+.2f pp", 100*v)
+	}
+	sign := "+"
+	if v < 0 {
+		sign = "-"
+	}
+	if m.Display == BinaryBytes {
+		return sign + binaryBytes(math.Abs(v), m.Unit)
+	}
+	return sign + Number(math.Abs(v)) + " " + m.Unit
+}
+
+// Number is perfgate's one way to show a measured number: whole from 1000
+// up (bytes per request, nanoseconds), otherwise four significant digits
+// without an exponent, so 0.0025 GC cycles per request do not print as 0
+// or 2.5e-03.
+func Number(v float64) string {
+	if math.Abs(v) >= 1000 || v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	digits := 3 - int(math.Floor(math.Log10(math.Abs(v))))
+	s := strconv.FormatFloat(v, 'f', min(max(digits, 0), 15), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// Signed is Number with its sign: "+11.03", "-2".
+func Signed(v float64) string {
+	if v >= 0 {
+		return "+" + Number(v)
+	}
+	return Number(v)
+}
+
+// Percent shows a level like 0.9805 as "98.05%".
+func Percent(v float64) string { return fmt.Sprintf("%.4g%%", 100*v) }
+
+// binaryBytes shows bytes in unit (B, B/req, B/1k req) with the largest
+// binary prefix that keeps the number at 1 or more: "48 KiB/1k req".
+func binaryBytes(v float64, unit string) string {
+	prefixes := []string{"", "Ki", "Mi", "Gi", "Ti"}
+	i := 0
+	for ; i < len(prefixes)-1 && math.Abs(v) >= 1024; i++ {
+		v /= 1024
+	}
+	return Number(v) + " " + prefixes[i] + unit
+}
+
+// Line is one value in the benchmark format: "41500 cpu-ns/req".
+func (b *Bench) Line(v float64) string {
+	return strconv.FormatFloat(v*b.Factor, 'f', b.Digits, 64) + " " + b.Unit
+}
