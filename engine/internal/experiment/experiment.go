@@ -16,14 +16,16 @@ import (
 	"math/rand/v2"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
-// Sides, in the order the results directory names them.
+// Sides, as plain strings for the maps and orders of this package; the
+// names are metric's.
 const (
-	Base = "base"
-	Head = "head"
+	Base = string(metric.Base)
+	Head = string(metric.Head)
 )
 
 // giveUpAfter is how many invalid runs in a row of one side end the
