@@ -2,7 +2,7 @@
 # Records the real profiles the hint rules are tested on: a short gate of
 # the example service against each planted regression, and an A/A gate,
 # copied (report.json and merged profiles) into
-# engine/internal/hints/testdata/<name>/. Run as root; takes about 9 minutes.
+# engine/internal/hints/testdata/<name>/. Run as root; takes about 10 minutes.
 # NAMES="time-after global-lock" records only those.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +34,7 @@ config() {
     # Orders reach the inventory over HTTPS (-inventory-tls) or by name.
     tls-per-request) rate=400 requests=$orders args='["-addr", "{addr}", "-inventory-tls"]' ;;
     dns-per-request) requests=$orders args='["-addr", "{addr}", "-inventory-url", "http://localhost:{port}"]' ;;
-    goroutine-leak) requests=$orders ;;
+    goroutine-leak|heap-leak) requests=$orders ;;
     global-lock) cpu=2 rate=1500 requests='    - GET /search?q=alpha
     - GET /search?q=steel' ;;
   esac
@@ -55,7 +55,7 @@ pairs: 3
 YAML
 }
 
-for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock tls-per-request dns-per-request goroutine-leak}; do
+for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock tls-per-request dns-per-request goroutine-leak heap-leak}; do
   config "$name"
   rm -rf "$work/head" "$work/out"
   cp -r "$root/examples/service" "$work/head"
@@ -65,7 +65,7 @@ for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-loc
   dst="$root/engine/internal/hints/testdata/$name"
   rm -rf "$dst" && mkdir -p "$dst"
   cp "$work/out/report.json" "$dst/"
-  for kind in cpu allocs mutex block goroutine; do
+  for kind in cpu allocs mutex block goroutine heap; do
     cp "$work/out/base.$kind.pb.gz" "$work/out/head.$kind.pb.gz" "$dst/" 2>/dev/null || true
   done
   python3 - "$dst/report.json" <<'PY' || true

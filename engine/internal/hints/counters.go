@@ -2,25 +2,26 @@ package hints
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
-// metric finds a gating metric by name.
-func metric(rep *report.Report, name string) *report.Metric {
+// compared is the report's paired comparison of a catalog metric, or nil.
+func compared(rep *report.Report, m *metric.Metric) *report.Metric {
 	for i := range rep.Metrics {
-		if rep.Metrics[i].Name == name {
+		if rep.Metrics[i].Name == m.Name {
 			return &rep.Metrics[i]
 		}
 	}
 	return nil
 }
 
-func median(rep *report.Report, name string) *report.Median {
+// median is the report's summary median of a catalog metric, or nil.
+func median(rep *report.Report, m *metric.Metric) *report.Median {
 	for i := range rep.Summary {
-		if rep.Summary[i].Name == name {
+		if rep.Summary[i].Name == m.Name {
 			return &rep.Summary[i]
 		}
 	}
@@ -33,7 +34,7 @@ func median(rep *report.Report, name string) *report.Median {
 // reads the medians, not the gate's outcome: the evidence is the same
 // whether or not this run had the pairs to call bytes/req significant.
 func gcPressure(rep *report.Report) []report.Hint {
-	gc, bytes := median(rep, "gc"), median(rep, "bytes")
+	gc, bytes := median(rep, metric.GC), median(rep, metric.Bytes)
 	if gc == nil || bytes == nil || gc.BaseRuns == 0 || gc.HeadRuns == 0 || gc.Delta < 0.2 || bytes.Delta < 0.05 {
 		return nil
 	}
@@ -44,35 +45,12 @@ func gcPressure(rep *report.Report) []report.Hint {
 	}}
 }
 
-// goroutineGrowth fires when head ends its windows with many more
-// goroutines (at least 10, and twice base) on a stack through one
-// function: goroutines started per request that do not finish (a leak).
-// Runtime frames (gopark, selectgo, goexit) are on every parked stack and
-// say nothing, so the function named is the code that holds them.
-func goroutineGrowth(rep *report.Report) []report.Hint {
-	var best *report.Function
-	for i, f := range rep.Functions {
-		if f.Profile == "goroutine" && f.Kind == "cum" && !strings.HasPrefix(f.Name, "runtime.") &&
-			f.Delta >= 10 && f.Head >= 2*f.Base && (best == nil || f.Delta > best.Delta) {
-			best = &rep.Functions[i]
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	return []report.Hint{{
-		Rule:     "goroutine-growth",
-		Message:  fmt.Sprintf("%.0f more goroutines are alive in %s at the end of each window: goroutines started per request that never finish (a leak: a context that is never cancelled, an unread channel, a ticker never stopped)", best.Delta, best.Name),
-		Evidence: fmt.Sprintf("goroutine profile at window end, cum %s: %.4g → %.4g goroutines per run", best.Name, best.Base, best.Head),
-	}}
-}
-
 // throttling fires when a side spent a tenth or more of its CFS periods
 // throttled: the CPU limit, not the code, shapes its latency. It reads
 // every measured run, valid or not, because throttling is often why runs
 // were invalid (rate not reached, timeouts) and that is when it matters.
 func throttling(rep *report.Report) []report.Hint {
-	base, head := throttledRatios(rep.Runs, "base"), throttledRatios(rep.Runs, "head")
+	base, head := throttledRatios(rep.Runs, metric.Base), throttledRatios(rep.Runs, metric.Head)
 	if len(base)+len(head) == 0 {
 		return nil
 	}
@@ -96,11 +74,14 @@ func throttling(rep *report.Report) []report.Hint {
 
 // throttledRatios are a side's throttled-period ratios over the runs that
 // were measured (sent requests), valid or not.
-func throttledRatios(runs []report.Run, side string) []float64 {
+func throttledRatios(runs []report.Run, side metric.Side) []float64 {
 	var out []float64
 	for _, r := range runs {
-		if r.Side == side && r.Figures.Requests > 0 {
-			out = append(out, r.Figures.ThrottledRatio)
+		if metric.SideOf(r) != side || r.Figures.Requests == 0 {
+			continue
+		}
+		if v, ok := metric.Throttled.Value(r.Figures); ok {
+			out = append(out, v)
 		}
 	}
 	return out
@@ -123,20 +104,20 @@ func gomaxprocsAboveLimit(rep *report.Report) []report.Hint {
 
 // oomKilled fires when any run's service was killed for memory.
 func oomKilled(rep *report.Report) []report.Hint {
-	sides := map[string]int{}
+	sides := map[metric.Side]int{}
 	var peak int64
 	for _, r := range rep.Runs {
 		if r.Exit.OOMKilled {
-			sides[r.Side]++
+			sides[metric.SideOf(r)]++
 			peak = max(peak, r.Figures.MemoryPeakBytes)
 		}
 	}
 	if len(sides) == 0 {
 		return nil
 	}
-	where := fmt.Sprintf("base %d, head %d runs", sides["base"], sides["head"])
+	where := fmt.Sprintf("base %d, head %d runs", sides[metric.Base], sides[metric.Head])
 	if rep.Recording() {
-		where = fmt.Sprintf("%d runs", sides["head"])
+		where = fmt.Sprintf("%d runs", sides[metric.Head])
 	}
 	return []report.Hint{{
 		Rule:     "oom-killed",

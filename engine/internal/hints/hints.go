@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -43,6 +44,7 @@ var rules = []rule{
 		"%s costs %+.3g µs more per request: a regular expression compiled on every call; compile it once into a package-level variable")},
 	{"gc-pressure", gcPressure},
 	{"goroutine-growth", goroutineGrowth},
+	{"heap-growth", heapGrowth},
 	{"cpu-throttling", throttling},
 	{"gomaxprocs-above-limit", gomaxprocsAboveLimit},
 	{"oom-killed", oomKilled},
@@ -105,7 +107,7 @@ func mattersNextToCPU(rep *report.Report, f *report.Function) bool {
 	if f.Profile != "mutex" && f.Profile != "block" {
 		return true
 	}
-	cpu := median(rep, "cpu")
+	cpu := median(rep, metric.CPU)
 	return cpu == nil || cpu.BaseRuns == 0 || f.Delta >= 0.02*cpu.Base
 }
 

@@ -11,7 +11,9 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // fixture loads a recorded gate of the example service (scripts/
@@ -58,6 +60,7 @@ func TestHintsOnRealRegressions(t *testing.T) {
 		{"tls-per-request", "dial-per-request", "net"},
 		{"dns-per-request", "dns-per-request", "net.(*Resolver)"},
 		{"goroutine-leak", "goroutine-growth", "watchStock"},
+		{"heap-leak", "heap-growth", "httpapi.(*receipts).keep (reached from example.com/perfgate-example/internal/httpapi.(*Server).handleOrder)"},
 	} {
 		t.Run(tc.fixture+"/"+tc.rule, func(t *testing.T) {
 			got := fired(For(fixture(t, tc.fixture)))
@@ -96,6 +99,76 @@ func TestHintsStayQuietOnSideEffects(t *testing.T) {
 		if h, ok := got[rule]; ok {
 			t.Errorf("tls-per-request fired %s: %s", rule, h.Message)
 		}
+	}
+}
+
+// TestHeapGrowthNamesTheSiteAndTheRate: the heap-leak plant keeps a 4 KiB
+// page per order; the hint gives the retained rate from the heap metric and
+// the bytes the allocation site holds at the window's end.
+func TestHeapGrowthNamesTheSiteAndTheRate(t *testing.T) {
+	rep := fixture(t, "heap-leak")
+	got := fired(For(rep))
+	h, ok := got["heap-growth"]
+	if !ok {
+		t.Fatalf("heap-growth did not fire; fired %v", got)
+	}
+	for _, want := range []string{"MiB more live heap at the end of each window", "MiB more per 1,000 requests than base's"} {
+		if !strings.Contains(h.Message, want) {
+			t.Errorf("message %q lacks %q", h.Message, want)
+		}
+	}
+	for _, want := range []string{"heap profile (inuse_space) at window end, flat example.com/perfgate-example/internal/httpapi.(*receipts).keep", "heap retained per 1,000 requests"} {
+		if !strings.Contains(h.Evidence, want) {
+			t.Errorf("evidence %q lacks %q", h.Evidence, want)
+		}
+	}
+	// The plant starts no goroutine: the goroutine count moves with the
+	// load's connections, and the goroutines metric says it did not grow.
+	if g, ok := got["goroutine-growth"]; ok {
+		t.Errorf("heap-leak fired goroutine-growth: %s", g.Message)
+	}
+
+	// Below gate.heap the same profile is no leak worth a hint.
+	rep.Config.Gate.Heap = 64 << 20
+	if g, ok := fired(For(rep))["heap-growth"]; ok {
+		t.Errorf("heap-growth fired under a 64Mi threshold: %s", g.Message)
+	}
+}
+
+// TestGoroutineGrowthKeysOnTheRetainedMetric: the goroutine profile alone
+// cannot tell leaked goroutines from requests in flight at the window's
+// end; when the goroutines metric measured the growth over the window, it
+// decides.
+func TestGoroutineGrowthKeysOnTheRetainedMetric(t *testing.T) {
+	rep := fixture(t, "goroutine-leak") // recorded before the metric existed
+	if _, ok := fired(For(rep))["goroutine-growth"]; !ok {
+		t.Fatal("without the metric the profile alone must still fire")
+	}
+	rep.Config.Gate.Goroutines = config.Default().Gate.Goroutines // and before gate.goroutines
+	setRetained := func(base, head float64) {
+		for i := range rep.Runs {
+			v := base
+			if rep.Runs[i].Side == "head" {
+				v = head
+			}
+			rep.Runs[i].Figures.GoroutinesRetainedPer1k = &v
+		}
+		rep.Summary = results.Medians(rep.Runs)
+		rep.Metrics = verdict.Compare(rep.Runs, rep.Config.Gate)
+	}
+	setRetained(0.2, 0.4)
+	if h, ok := fired(For(rep))["goroutine-growth"]; ok {
+		t.Errorf("fired although the retained goroutines did not grow: %s", h.Message)
+	}
+	setRetained(0, 250)
+	h, ok := fired(For(rep))["goroutine-growth"]
+	if !ok || !strings.Contains(h.Message, "watchStock") || !strings.Contains(h.Message, "grows by 250 goroutines more per 1,000 requests than base's") ||
+		!strings.Contains(h.Evidence, "goroutines retained per 1,000 requests") {
+		t.Errorf("hint %+v does not name watchStock with the retained rate", h)
+	}
+	rep.Functions = nil // the goroutine profile was not captured
+	if h, ok := fired(For(rep))["goroutine-growth"]; !ok || !strings.Contains(h.Message, "profiles: goroutine") {
+		t.Errorf("the metric alone must fire and point at the goroutine profile: %+v", h)
 	}
 }
 

@@ -1,0 +1,133 @@
+package hints
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// retention is what head kept over base per 1,000 requests in one of the
+// catalog's leak metrics (goroutines, heap).
+type retention struct {
+	// measured is false when the report has no such figure (a service
+	// without pprof, a report from before the leak metrics).
+	measured bool
+	// grew says the change is above the metric's gate threshold.
+	grew bool
+	// change is the paired estimate when the metric was compared, else
+	// the difference of the sides' medians; evidence says which.
+	change   float64
+	evidence string
+}
+
+// retained reads a leak metric: the paired comparison's estimate when the
+// report has one (the gate had enough valid pairs), else the medians. Like
+// gcPressure it reads the estimate, not the outcome: the evidence is the
+// same whether or not this run had the pairs to call it significant.
+func retained(rep *report.Report, m *metric.Metric) retention {
+	var r retention
+	if c := compared(rep, m); c != nil && c.Pairs > 0 {
+		r = retention{measured: true, change: c.Delta,
+			evidence: fmt.Sprintf("%s retained per 1,000 requests: %s → %s, paired estimate %s over %d pairs", m.Name, m.Format(c.Base), m.Format(c.Head), m.FormatChange(c.Delta), c.Pairs)}
+	} else if md := median(rep, m); md != nil && md.BaseRuns > 0 && md.HeadRuns > 0 {
+		r = retention{measured: true, change: md.Head - md.Base,
+			evidence: fmt.Sprintf("%s retained per 1,000 requests, medians over valid runs: %s → %s", m.Name, m.Format(md.Base), m.Format(md.Head))}
+	}
+	r.grew = r.measured && r.change > m.Threshold(rep.Config.Gate)
+	return r
+}
+
+// goroutineGrowth fires when head ends its windows with many more
+// goroutines (at least 10, and twice base) on a stack through one
+// function, unless the goroutines metric measured the growth over the
+// window and found none beyond gate.goroutines: then the extra goroutines
+// are requests in flight at the window's end (a slower head), not a leak.
+// It also fires on the metric alone, naming no function, when the
+// goroutine profile was not captured. Runtime frames (gopark, selectgo,
+// goexit) are on every parked stack and say nothing, so the function named
+// is the code that holds them.
+func goroutineGrowth(rep *report.Report) []report.Hint {
+	var best *report.Function
+	for i, f := range rep.Functions {
+		if f.Profile == "goroutine" && f.Kind == "cum" && !strings.HasPrefix(f.Name, "runtime.") &&
+			f.Delta >= 10 && f.Head >= 2*f.Base && (best == nil || f.Delta > best.Delta) {
+			best = &rep.Functions[i]
+		}
+	}
+	leak := retained(rep, metric.Goroutines)
+	const cause = "goroutines started per request that never finish (a leak: a context that is never cancelled, an unread channel, a ticker never stopped)"
+	switch {
+	case leak.measured && !leak.grew:
+		return nil
+	case best != nil:
+		h := report.Hint{
+			Rule:     "goroutine-growth",
+			Message:  fmt.Sprintf("%.0f more goroutines are alive in %s at the end of each window: %s", best.Delta, best.Name, cause),
+			Evidence: fmt.Sprintf("goroutine profile at window end, cum %s: %.4g → %.4g goroutines per run", best.Name, best.Base, best.Head),
+		}
+		if leak.measured {
+			h.Message = fmt.Sprintf("%.0f more goroutines are alive in %s at the end of each window, and head's goroutine count grows by %s: %s", best.Delta, best.Name, leakRate(metric.Goroutines, leak), cause)
+			h.Evidence += "; " + leak.evidence
+		}
+		return []report.Hint{h}
+	case leak.grew:
+		return []report.Hint{{
+			Rule:     "goroutine-growth",
+			Message:  fmt.Sprintf("head's goroutine count grows by %s: %s; the goroutine profile (profiles: goroutine) shows where they wait", leakRate(metric.Goroutines, leak), cause),
+			Evidence: leak.evidence,
+		}}
+	}
+	return nil
+}
+
+// heapInUse shows the heap profile's bytes in use.
+var heapInUse = &metric.Metric{Unit: "B", Display: metric.BinaryBytes}
+
+// heapGrowth fires when head's live heap grows over each window by more
+// than gate.heap per 1,000 requests (the heap metric: live heap after a
+// forced GC at both edges of the window), and names the allocation site
+// that holds the growth: the function whose in-use bytes in the heap
+// profile at the window's end grew most, with the service's own function
+// that reaches it. Without the heap metric the profile alone says nothing
+// of a leak: in-use bytes also move with when the last GC ran.
+func heapGrowth(rep *report.Report) []report.Hint {
+	leak := retained(rep, metric.Heap)
+	if !leak.grew {
+		return nil
+	}
+	const cause = "memory kept per request (a map or cache without eviction, a slice only appended to, a buffer held after use) grows until the service is OOM-killed; bound it, evict from it, or stop keeping it"
+	var best *report.Function
+	for i, f := range rep.Functions {
+		if f.Profile == "heap" && f.Kind == "flat" && f.Delta > 0 && (best == nil || f.Delta > best.Delta) {
+			best = &rep.Functions[i]
+		}
+	}
+	if best == nil {
+		return []report.Hint{{
+			Rule:     "heap-growth",
+			Message:  fmt.Sprintf("head's live heap grows by %s: %s; the heap profile (profiles: heap) shows which allocation site holds it", leakRate(metric.Heap, leak), cause),
+			Evidence: leak.evidence,
+		}}
+	}
+	site := best.Name
+	if caller := applicationCaller(rep, best); caller != "" {
+		site += " (reached from " + caller + ")"
+	}
+	return []report.Hint{{
+		Rule: "heap-growth",
+		Message: fmt.Sprintf("%s holds %s more live heap at the end of each window, and head's live heap grows by %s: %s",
+			site, heapInUse.FormatChange(best.Delta)[1:], leakRate(metric.Heap, leak), cause),
+		Evidence: fmt.Sprintf("heap profile (inuse_space) at window end, flat %s: %s → %s per run (%s); %s",
+			best.Name, heapInUse.Format(best.Base), heapInUse.Format(best.Head), best.Status, leak.evidence),
+	}}
+}
+
+// leakRate says how much more head keeps per 1,000 requests than base
+// ("3.9 MiB more per 1,000 requests than base's"); leak.change is above a
+// threshold that is never negative.
+func leakRate(m *metric.Metric, leak retention) string {
+	amount := strings.TrimSuffix(strings.TrimPrefix(m.FormatChange(leak.change), "+"), "/1k req")
+	return amount + " more per 1,000 requests than base's"
+}
