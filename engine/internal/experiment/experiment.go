@@ -132,12 +132,17 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 		return runFixed(ctx, o)
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
+	bins, err := newCopies()
+	if err != nil {
+		return nil, err
+	}
+	defer bins.close()
 	minValid, maxValid := o.Config.Pairs, max(o.Config.Pairs, o.Config.MaxPairs)
 	attempts := maxValid + max(giveUpAfter, maxValid/2)
 	var runs []report.Run
 	valid, invalidInARow := 0, 0
 	for round := 1; round <= attempts && valid < maxValid; round++ {
-		unit, err := measureUnit(ctx, o, round, rng)
+		unit, err := measureUnit(ctx, o, round, rng, bins)
 		for _, r := range unit {
 			r.Order = len(runs) + 1
 			runs = append(runs, r)
@@ -173,7 +178,13 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 
 // measureUnit measures one round of a duet, or one pair of sequential
 // runs in a random order.
-func measureUnit(ctx context.Context, o Options, round int, rng *rand.Rand) ([]report.Run, error) {
+func measureUnit(ctx context.Context, o Options, round int, rng *rand.Rand, bins *copies) ([]report.Run, error) {
+	binaries, done, err := bins.forRound(o.Binaries, round)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	o.Binaries = binaries
 	if o.Duet {
 		return duetRound(ctx, o, round, rng)
 	}
