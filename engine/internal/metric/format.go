@@ -52,6 +52,22 @@ func (m *Metric) FormatChange(v float64) string {
 	return sign + Number(math.Abs(v)) + " " + m.Unit
 }
 
+// FormatInterval shows a confidence interval of a change with the unit
+// once and both bounds on one scale: "-14.7% to -2.0%", "+0.00 to +0.12
+// pp", "-13.25 to -1.251 goroutines/1k req", "+3.958 to +4.032 MiB/1k req".
+func (m *Metric) FormatInterval(low, high float64) string {
+	switch {
+	case m.Scale == Relative:
+		return m.FormatChange(low) + " to " + m.FormatChange(high)
+	case m.Display == Percentage:
+		return fmt.Sprintf("%+.2f to %+.2f pp", 100*low, 100*high)
+	case m.Display == BinaryBytes:
+		size, prefix := binaryPrefix(max(math.Abs(low), math.Abs(high)))
+		return Signed(low/size) + " to " + Signed(high/size) + " " + prefix + m.Unit
+	}
+	return Signed(low) + " to " + Signed(high) + " " + m.Unit
+}
+
 // Number is perfgate's one way to show a measured number: whole from 1000
 // up (bytes per request, nanoseconds), otherwise four significant digits
 // without an exponent, so 0.0025 GC cycles per request do not print as 0
@@ -82,12 +98,20 @@ func Percent(v float64) string { return fmt.Sprintf("%.4g%%", 100*v) }
 // binaryBytes shows bytes in unit (B, B/req, B/1k req) with the largest
 // binary prefix that keeps the number at 1 or more: "48 KiB/1k req".
 func binaryBytes(v float64, unit string) string {
-	prefixes := []string{"", "Ki", "Mi", "Gi", "Ti"}
-	i := 0
-	for ; i < len(prefixes)-1 && math.Abs(v) >= 1024; i++ {
-		v /= 1024
+	size, prefix := binaryPrefix(math.Abs(v))
+	return Number(v/size) + " " + prefix + unit
+}
+
+// binaryPrefix is the largest power of 1024 not above v, and its prefix.
+func binaryPrefix(v float64) (float64, string) {
+	size := 1.0
+	for _, prefix := range []string{"", "Ki", "Mi", "Gi"} {
+		if v < 1024*size {
+			return size, prefix
+		}
+		size *= 1024
 	}
-	return Number(v) + " " + prefixes[i] + unit
+	return size, "Ti"
 }
 
 // Line is one value in the benchmark format: "41500 cpu-ns/req".

@@ -39,6 +39,25 @@ func TestFormat(t *testing.T) {
 	}
 }
 
+func TestFormatInterval(t *testing.T) {
+	for _, tt := range []struct {
+		metric    *Metric
+		low, high float64
+		want      string
+	}{
+		{CPU, -0.147, -0.02, "-14.7% to -2.0%"},
+		{Errors, 0, 0.0012, "+0.00 to +0.12 pp"},
+		{Goroutines, -13.25, -1.251, "-13.25 to -1.251 goroutines/1k req"},
+		{Heap, 4.15e6, 4.228e6, "+3.958 to +4.032 MiB/1k req"},
+		{Heap, -512, 48 << 10, "-0.5 to +48 KiB/1k req"},
+		{Heap, 0, 0, "+0 to +0 B/1k req"},
+	} {
+		if got := tt.metric.FormatInterval(tt.low, tt.high); got != tt.want {
+			t.Errorf("%s.FormatInterval(%v, %v) = %q, want %q", tt.metric.Name, tt.low, tt.high, got, tt.want)
+		}
+	}
+}
+
 func TestNumber(t *testing.T) {
 	for v, want := range map[float64]string{
 		0: "0", 1: "1", 0.94: "0.94", 373.74: "373.7", 999.96: "1000", 1234.5: "1234", 89.44: "89.44",

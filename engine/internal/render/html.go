@@ -14,13 +14,14 @@ import (
 var htmlTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"value":  func(m report.Metric, v float64) string { return metric.Of(m).Format(v) },
-	"change": func(m report.Metric, v float64) string { return metric.Of(m).FormatChange(v) },
-	"median": func(md report.Median) string { return metric.OfMedian(md).Format(md.Head) },
-	"pct":    metric.Percent,
-	"detect": verdict.Detectable,
-	"num":    metric.Number,
-	"signed": metric.Signed,
+	"value":    func(m report.Metric, v float64) string { return metric.Of(m).Format(v) },
+	"change":   func(m report.Metric, v float64) string { return metric.Of(m).FormatChange(v) },
+	"interval": func(m report.Metric) string { return metric.Of(m).FormatInterval(m.CI[0], m.CI[1]) },
+	"median":   func(md report.Median) string { return metric.OfMedian(md).Format(md.Head) },
+	"pct":      metric.Percent,
+	"detect":   verdict.Detectable,
+	"num":      metric.Number,
+	"signed":   metric.Signed,
 }).Parse(htmlTemplate))
 
 // HTML renders the self-contained report page: no request leaves it (no

@@ -140,9 +140,9 @@ func metricsSection(rep *report.Report) string {
 		if !m.Gates {
 			outcome += " (reported only)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s to %s (%s) | %.3g | %s %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%s) | %.3g | %s %s | %s |\n",
 			Text(m.Name), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
-			shown(c, c.FormatChange(m.CI[0])), shown(c, c.FormatChange(m.CI[1])), metric.Percent(m.CILevel), m.P,
+			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), m.P,
 			outcomeIcon[m.Outcome], Text(outcome), shown(c, verdict.Detectable(m)))
 	}
 	return b.String()

@@ -31,7 +31,7 @@ func PrintMetrics(w io.Writer, metrics []report.Metric) {
 			}
 		}
 		rows = append(rows, []string{m.Name, c.Format(m.Base), c.Format(m.Head), c.FormatChange(m.Delta),
-			fmt.Sprintf("%s to %s (%s)", c.FormatChange(m.CI[0]), c.FormatChange(m.CI[1]), metric.Percent(m.CILevel)),
+			fmt.Sprintf("%s (%s)", c.FormatInterval(m.CI[0], m.CI[1]), metric.Percent(m.CILevel)),
 			fmt.Sprintf("%.3g", m.P), outcome, Detectable(m)})
 	}
 	printColumns(w, rows, map[int]bool{0: true, 6: true, 7: true})
