@@ -3,8 +3,6 @@ package stats
 import (
 	"math"
 	"sort"
-
-	moremath "github.com/aclements/go-moremath/stats"
 )
 
 // Outcomes of one metric.
@@ -48,86 +46,191 @@ type Result struct {
 	Pairs, Dropped int
 	BaseMedian     float64
 	HeadMedian     float64
-	Delta          float64
-	CI             [2]float64
-	CILevel        float64
-	// PRegression and PImprovement are the one-sided p-values after Holm's
-	// correction (gating metrics) or as measured (the others).
+	// Delta is the Hodges–Lehmann estimate and CI its exact interval, each
+	// bound at the level its one-sided test was taken at (so the interval
+	// excludes 0 exactly when the test is significant; CILevel is its
+	// coverage).
+	Delta   float64
+	CI      [2]float64
+	CILevel float64
+	// PRegression and PImprovement are the one-sided p-values adjusted for
+	// the gating metrics (Holm, within the family) and for the looks
+	// (divided by the part of Alpha this look spends), so a gating metric
+	// is significant when its p is at most Plan.Alpha. Metrics that do not
+	// gate are adjusted for the looks only.
 	PRegression, PImprovement float64
 	Outcome                   string
-	// Detectable is the smallest change this run would have found
-	// significant with 80% power; nil when no change could be (too few
-	// pairs for the exact test to reach alpha).
+	// Detectable is the smallest change the decision at this look catches
+	// with probability DetectablePower, the threshold condition included
+	// (so it is always above the threshold); nil when no change could be
+	// caught (too few pairs for the exact test to reach the level).
 	Detectable *float64
+	// Rounds is the number of valid rounds analysed; AtLook says whether
+	// that is one of the plan's looks (or at least its maximum), where the
+	// experiment may stop.
+	Rounds int
+	AtLook bool
+	// Level is the significance level this look spends, before Holm's
+	// correction (Plan.LevelAt).
+	Level float64
+	// Family is the number of gating metrics in Holm's family at this look:
+	// those with enough non-zero differences for their exact test to reach
+	// the level (Tarone's rule; a metric with none, such as errors when
+	// neither side failed, leaves it). InFamily says whether this metric is
+	// one of them; only those can be called a regression or improvement.
+	Family   int
+	InFamily bool
 }
 
-// power is the chance of finding a change of the size Detectable reports.
-const power = 0.8
+// DetectablePower is the chance with which a change of the size Result.
+// Detectable is caught.
+const DetectablePower = 0.9
 
-// Decide compares every metric at significance level alpha. A metric
-// regresses when its increase is significant after Holm's correction AND
-// its estimate is above its threshold; it is inconclusive when the
-// confidence interval reaches past the threshold without that; it improved
-// when its decrease is significant and beyond the threshold.
-func Decide(inputs []Input, alpha float64) []Result {
+// Decide compares every metric after n valid rounds of plan p. A gating
+// metric regresses when its increase is significant at this look's level
+// after Holm's correction across the family AND its estimate is above its
+// threshold; it improved when its decrease is significant and beyond the
+// threshold; it is unchanged when its interval rules out an increase
+// beyond the threshold, and inconclusive otherwise. Analyses between looks
+// are charged to the next look (Plan.LevelAt) and never let the experiment
+// stop (Decided).
+func Decide(inputs []Input, p Plan, n int) []Result {
+	return decide(inputs, p, n, func(Input) bool { return true })
+}
+
+// decide is Decide, computing Detectable only for the inputs detect
+// accepts (none when nil): the simulations need it for one metric at most.
+func decide(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
+	level := p.LevelAt(n)
+	share := 1.0
+	if p.Alpha > 0 {
+		share = level / p.Alpha
+	}
 	results := make([]Result, len(inputs))
+	diffs := make([][]float64, len(inputs))
+	tests := make([]SignedRank, len(inputs))
 	var gating []int
 	for i, in := range inputs {
-		results[i] = compare(in, alpha)
+		r := &results[i]
+		*r = Result{Input: in, Rounds: n, AtLook: p.IsLook(n), Level: level}
+		diffs[i] = r.differences()
+		r.Pairs, r.Dropped = len(diffs[i]), len(in.Base)-len(diffs[i])
+		r.BaseMedian, r.HeadMedian = Median(in.Base), Median(in.Head)
+		tests[i] = SignedRankTest(diffs[i])
 		if in.Gates {
 			gating = append(gating, i)
 		}
 	}
-	adjust := func(get func(*Result) *float64) {
-		p := make([]float64, len(gating))
-		for j, i := range gating {
-			p[j] = *get(&results[i])
-		}
+
+	// Per metric: the one-sided levels of the regression (low bound) and
+	// improvement (high bound) tests, and whether they rejected.
+	lowLevel, highLevel := make([]float64, len(inputs)), make([]float64, len(inputs))
+	rejectedUp, rejectedDown := make([]bool, len(inputs)), make([]bool, len(inputs))
+	family := taroneFamily(gating, tests, level)
+	k := len(family)
+	up, down := make([]float64, k), make([]float64, k)
+	for j, i := range family {
+		up[j], down[j] = tests[i].PGreater, tests[i].PLess
+		results[i].InFamily = true
+	}
+	for side, p := range [][]float64{up, down} {
+		rejected, levels := holmSteps(p, level)
 		for j, adjusted := range Holm(p) {
-			*get(&results[gating[j]]) = adjusted
+			i := family[j]
+			if side == 0 {
+				rejectedUp[i], lowLevel[i], results[i].PRegression = rejected[j], levels[j], min(1, adjusted/share)
+			} else {
+				rejectedDown[i], highLevel[i], results[i].PImprovement = rejected[j], levels[j], min(1, adjusted/share)
+			}
 		}
 	}
-	adjust(func(r *Result) *float64 { return &r.PRegression })
-	adjust(func(r *Result) *float64 { return &r.PImprovement })
-	family := max(1, len(gating))
+	var walsh []float64 // reused: a thousand rounds make half a million
 	for i := range results {
 		r := &results[i]
-		r.Outcome = outcome(r, alpha)
-		if r.Gates {
-			r.Detectable = detectable(r.Input, r.differences(), alpha/float64(family))
-		} else {
-			r.Detectable = detectable(r.Input, r.differences(), alpha)
+		detectLevel := level
+		switch {
+		case r.InFamily:
+			r.Family = k
+			detectLevel = level / float64(k)
+		case r.Gates:
+			// Outside the family it cannot be rejected; it is shown as if
+			// it had joined it.
+			r.Family = k
+			detectLevel = level / float64(k+1)
+			lowLevel[i], highLevel[i] = detectLevel, detectLevel
+			r.PRegression = min(1, tests[i].PGreater*float64(k+1)/share)
+			r.PImprovement = min(1, tests[i].PLess*float64(k+1)/share)
+		default:
+			lowLevel[i], highLevel[i] = level, level
+			rejectedUp[i], rejectedDown[i] = tests[i].PGreater <= level, tests[i].PLess <= level
+			r.PRegression, r.PImprovement = min(1, tests[i].PGreater/share), min(1, tests[i].PLess/share)
+		}
+		est := Estimate{}
+		if r.Pairs > 0 {
+			walsh = walshAverages(diffs[i], walsh)
+			est = estimate(walsh, r.Pairs, lowLevel[i], highLevel[i])
+		}
+		r.Delta, r.CI, r.CILevel = r.toScale(est.Center), [2]float64{r.toScale(est.Low), r.toScale(est.High)}, est.Level
+		if r.Pairs == 0 {
+			r.CILevel = 0
+		}
+		r.Outcome = outcome(r, rejectedUp[i], rejectedDown[i], 1-lowLevel[i]-highLevel[i])
+		if detect != nil && detect(r.Input) {
+			r.Detectable = detectable(r.Input, diffs[i], walsh, est.Center, detectLevel)
 		}
 	}
 	return results
 }
 
-func compare(in Input, alpha float64) Result {
-	r := Result{Input: in}
-	d := r.differences()
-	r.Pairs, r.Dropped = len(d), len(in.Base)-len(d)
-	r.BaseMedian, r.HeadMedian = Median(in.Base), Median(in.Head)
-	test := SignedRankTest(d)
-	r.PRegression, r.PImprovement = test.PGreater, test.PLess
-	est := HodgesLehmann(d, alpha)
-	r.Delta, r.CI, r.CILevel = r.toScale(est.Center), [2]float64{r.toScale(est.Low), r.toScale(est.High)}, est.Level
-	if len(d) == 0 {
-		r.CILevel = 0
+// taroneFamily is Holm's family among the gating metrics: those whose
+// exact test can reach the level they would get in it. A metric with n
+// non-zero differences has no p-value below 2^-n; Tarone's rule takes the
+// smallest K such that at most K metrics have 2^-n <= level/K. The family
+// depends only on how many differences are non-zero, which says nothing
+// about their signs, so choosing it this way keeps Holm's guarantee.
+func taroneFamily(gating []int, tests []SignedRank, level float64) []int {
+	for k := 1; ; k++ {
+		var family []int
+		for _, i := range gating {
+			if tests[i].N > 0 && math.Pow(0.5, float64(tests[i].N)) <= level/float64(k) {
+				family = append(family, i)
+			}
+		}
+		if len(family) <= k {
+			return family
+		}
 	}
-	return r
 }
 
-func outcome(r *Result, alpha float64) string {
+// Decided says whether the experiment may stop: the results are from one
+// of the plan's looks, and either a gating metric regressed (the verdict
+// can no longer become a pass) or none is inconclusive.
+func Decided(results []Result) bool {
+	regressed, open := false, false
+	for _, r := range results {
+		if !r.Gates {
+			continue
+		}
+		if !r.AtLook {
+			return false
+		}
+		regressed = regressed || r.Outcome == Regression
+		open = open || r.Outcome == Inconclusive
+	}
+	return regressed || !open
+}
+
+func outcome(r *Result, rejectedUp, rejectedDown bool, wantLevel float64) string {
 	switch {
 	case r.Pairs == 0:
 		return Inconclusive
-	case r.PRegression <= alpha && r.Delta > r.Threshold:
+	case rejectedUp && r.Delta > r.Threshold:
 		return Regression
-	case r.PImprovement <= alpha && r.Delta < -r.Threshold:
+	case rejectedDown && r.Delta < -r.Threshold:
 		return Improvement
 	case r.CI[1] > r.Threshold:
 		return Inconclusive
-	case r.CILevel < 1-2*alpha-1e-12 && r.CI != [2]float64{0, 0}:
+	case r.CILevel < wantLevel-1e-12 && r.CI != [2]float64{0, 0}:
 		// Too few pairs for the interval to reach its level: a narrow
 		// interval then proves nothing. (Identical pairs, such as no
 		// errors on either side, are the exception.)
@@ -156,34 +259,6 @@ func (r *Result) toScale(x float64) float64 {
 		return math.Expm1(x)
 	}
 	return x
-}
-
-// detectable approximates the smallest shift the signed-rank test finds
-// at level alpha with the given power from the observed spread of the
-// differences: the t-test's (t_{1-α} + t_{power})·s/√n, inflated by
-// √(π/3) for the signed-rank test's efficiency under normality.
-func detectable(in Input, d []float64, alpha float64) *float64 {
-	n := len(d)
-	if n < 2 || math.Pow(0.5, float64(n)) > alpha {
-		return nil
-	}
-	mean := 0.0
-	for _, x := range d {
-		mean += x
-	}
-	mean /= float64(n)
-	ss := 0.0
-	for _, x := range d {
-		ss += (x - mean) * (x - mean)
-	}
-	s := math.Sqrt(ss / float64(n-1))
-	t := moremath.TDist{V: float64(n - 1)}
-	quantile := moremath.InvCDF(t)
-	shift := (quantile(1-alpha) + quantile(power)) * s / math.Sqrt(float64(n)) * math.Sqrt(math.Pi/3)
-	if in.Scale == Relative {
-		shift = math.Expm1(shift)
-	}
-	return &shift
 }
 
 // Median is the median of values (0 for none); values is not modified.

@@ -2,7 +2,6 @@ package stats
 
 import (
 	"math"
-	"sort"
 
 	moremath "github.com/aclements/go-moremath/stats"
 )
@@ -24,23 +23,102 @@ type Estimate struct {
 // one-sided level alpha, i.e. coverage 1-2·alpha: the interval that matches
 // a one-sided test at alpha.
 func HodgesLehmann(d []float64, alpha float64) Estimate {
+	return hodgesLehmann(d, alpha, alpha)
+}
+
+// hodgesLehmann is HodgesLehmann with the lower bound at one-sided level
+// lowAlpha and the upper at highAlpha, the levels at which the regression
+// and the improvement tests were taken (coverage 1-lowAlpha-highAlpha).
+func hodgesLehmann(d []float64, lowAlpha, highAlpha float64) Estimate {
 	n := len(d)
 	if n == 0 {
 		return Estimate{Level: 0}
 	}
-	walsh := make([]float64, 0, n*(n+1)/2)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			walsh = append(walsh, (d[i]+d[j])/2)
+	return estimate(walshAverages(d, nil), n, lowAlpha, highAlpha)
+}
+
+// estimate is hodgesLehmann from the Walsh averages of n differences,
+// which it reorders.
+func estimate(walsh []float64, n int, lowAlpha, highAlpha float64) Estimate {
+	m := len(walsh)
+	e := Estimate{Center: medianOf(walsh)}
+	kLow, tailLow := criticalCount(n, lowAlpha)
+	kHigh, tailHigh := criticalCount(n, highAlpha)
+	e.Low, e.High = selectNth(walsh, kLow), selectNth(walsh, m-1-kHigh)
+	e.Level = 1 - tailLow - tailHigh
+	return e
+}
+
+// walshAverages appends the n(n+1)/2 averages (d_i+d_j)/2, i<=j, to buf.
+func walshAverages(d, buf []float64) []float64 {
+	buf = buf[:0]
+	for i, x := range d {
+		for _, y := range d[i:] {
+			buf = append(buf, (x+y)/2)
 		}
 	}
-	sort.Float64s(walsh)
-	m := len(walsh)
-	e := Estimate{Center: median(walsh)}
-	k, tail := criticalCount(n, alpha)
-	e.Low, e.High = walsh[k], walsh[m-1-k]
-	e.Level = 1 - 2*tail
-	return e
+	return buf
+}
+
+// medianOf is the median of a, which it reorders.
+func medianOf(a []float64) float64 {
+	m := len(a)
+	if m%2 == 1 {
+		return selectNth(a, m/2)
+	}
+	hi := selectNth(a, m/2)
+	// After selection everything before m/2 is <= a[m/2]: the lower
+	// middle value is their maximum.
+	lo := a[0]
+	for _, x := range a[1 : m/2] {
+		lo = max(lo, x)
+	}
+	return (lo + hi) / 2
+}
+
+// selectNth is the k-th smallest (0-based) value of a, which it reorders
+// so that a[k] holds it, smaller values before it and larger after
+// (Hoare's selection, expected linear time: the Walsh averages of a
+// thousand rounds are half a million values, too many to sort per look).
+func selectNth(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		// Median of three as the pivot keeps sorted input linear.
+		mid := lo + (hi-lo)/2
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		pivot := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < pivot {
+				i++
+			}
+			for a[j] > pivot {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
 }
 
 // criticalCount is the largest k with P(W+ <= k) <= alpha for n pairs, and
@@ -50,6 +128,9 @@ func HodgesLehmann(d []float64, alpha float64) Estimate {
 // (too few pairs), it returns 0 and the tail of that widest interval, as
 // R's wilcox.test does.
 func criticalCount(n int, alpha float64) (int, float64) {
+	if !(alpha > 0) {
+		return 0, math.Pow(0.5, float64(n))
+	}
 	if n > exactLimit {
 		z := moremath.StdNormal.InvCDF(alpha)
 		mean := float64(n*(n+1)) / 4

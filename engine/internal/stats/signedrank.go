@@ -7,6 +7,7 @@ package stats
 import (
 	"math"
 	"sort"
+	"sync"
 
 	moremath "github.com/aclements/go-moremath/stats"
 )
@@ -52,6 +53,14 @@ func SignedRankTest(d []float64) SignedRank {
 	}
 	if n <= exactLimit {
 		res.Exact = true
+		if untied(ranks) {
+			// The distribution of untied ranks 1..n depends on n alone.
+			cum := lowerTail(n)
+			w := int(math.Round(res.WPlus))
+			res.PLess = cum[w]
+			res.PGreater = cum[len(cum)-1-w] // P(W+ >= w) = P(W+ <= M-w)
+			return res
+		}
 		dist := exactDistribution(ranks)
 		// Doubled ranks are integers, so W+ indexes the distribution.
 		w := int(math.Round(2 * res.WPlus))
@@ -128,9 +137,44 @@ func midranks(x []float64) []float64 {
 	return ranks
 }
 
+// untied says whether midranks are 1..n, each once.
+func untied(ranks []float64) bool {
+	seen := make([]bool, len(ranks)+1)
+	for _, r := range ranks {
+		i := int(r)
+		if float64(i) != r || i < 1 || i > len(ranks) || seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
+}
+
+// tails caches lowerTail: Decide runs after every round, and the
+// simulations run it millions of times.
+var tails struct {
+	sync.Mutex
+	byN map[int][]float64
+}
+
 // lowerTail is P(W+ <= k) for n untied ranks 1..n, which is what the
-// Hodges–Lehmann interval's order statistics are defined by.
+// Hodges–Lehmann interval's order statistics are defined by. The slice is
+// shared: callers must not modify it.
 func lowerTail(n int) []float64 {
+	tails.Lock()
+	defer tails.Unlock()
+	if cum, ok := tails.byN[n]; ok {
+		return cum
+	}
+	if tails.byN == nil {
+		tails.byN = map[int][]float64{}
+	}
+	cum := computeLowerTail(n)
+	tails.byN[n] = cum
+	return cum
+}
+
+func computeLowerTail(n int) []float64 {
 	ranks := make([]float64, n)
 	for i := range ranks {
 		ranks[i] = float64(i + 1)

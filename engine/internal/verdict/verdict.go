@@ -34,7 +34,8 @@ func Compare(runs []report.Run, gate config.Gate) []report.Metric {
 		}
 	}
 	var out []report.Metric
-	for _, r := range stats.Decide(inputs, gate.Alpha) {
+	n := len(pairs)
+	for _, r := range stats.Decide(inputs, stats.Plan{Alpha: gate.Alpha, Min: n, Max: n}, n) {
 		scale := metric.Relative
 		if r.Scale == stats.Absolute {
 			scale = metric.Absolute
