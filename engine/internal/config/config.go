@@ -59,8 +59,12 @@ type Config struct {
 	Pairs    int      `json:"pairs"`
 	MaxPairs int      `json:"max_pairs"`
 	Profiles []string `json:"profiles"` // subset of Profiles
-	Gate     Gate     `json:"gate"`
-	Validity Validity `json:"validity"`
+	// ProfileRounds is how many duet rounds after the gating ones capture
+	// the profiles (a duet's gating rounds capture none: profiling both
+	// sides biased the CPU comparison); sequential runs each capture them.
+	ProfileRounds int      `json:"profile_rounds"`
+	Gate          Gate     `json:"gate"`
+	Validity      Validity `json:"validity"`
 }
 
 // Kubernetes configures the kubernetes target. Empty fields fall back to
@@ -179,10 +183,11 @@ func Default() *Config {
 			Timeout:  Duration(2 * time.Second),
 			Requests: []Request{{Method: "GET", Path: "/"}},
 		},
-		Experiment: "duet",
-		Pairs:      10,
-		MaxPairs:   20,
-		Profiles:   append([]string(nil), Profiles...),
+		Experiment:    "duet",
+		Pairs:         10,
+		MaxPairs:      20,
+		Profiles:      append([]string(nil), Profiles...),
+		ProfileRounds: 3,
 		Gate: Gate{
 			CPU:    0.10,
 			Allocs: 0.02,

@@ -183,6 +183,7 @@ func TestDesignExample(t *testing.T) {
 	want := Default()
 	want.Service.Package = "./cmd/server"
 	want.Service.Args = []string{"-addr", "{addr}"}
+	want.MaxPairs = want.Pairs // a single number fixes the rounds
 	want.Load.Requests = []Request{
 		{Method: "GET", Path: "/search?q=alpha"},
 		{Method: "POST", Path: "/order", Headers: map[string]string{"Content-Type": "application/json"}, Body: `{"id":1,"qty":2}`},
@@ -205,12 +206,13 @@ func TestDefaults(t *testing.T) {
 		Target:    "local",
 		Load: LoadSpec{Rate: 500, Warmup: Duration(3 * time.Second), Duration: Duration(10 * time.Second),
 			Timeout: Duration(2 * time.Second), Requests: []Request{{Method: "GET", Path: "/"}}},
-		Experiment: "duet",
-		Pairs:      10,
-		MaxPairs:   20,
-		Profiles:   []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"},
-		Gate:       Gate{CPU: 0.10, Allocs: 0.02, Bytes: 0.03, Errors: 0.001, Goroutines: 1, Heap: 64 << 10, Alpha: 0.01},
-		Validity:   Validity{MinRate: 0.99, MaxErrors: 0.01, MinCPUSamples: 20, MaxGeneratorCPU: 0.90, MaxSharedCPU: 0.75},
+		Experiment:    "duet",
+		Pairs:         10,
+		MaxPairs:      20,
+		Profiles:      []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"},
+		ProfileRounds: 3,
+		Gate:          Gate{CPU: 0.10, Allocs: 0.02, Bytes: 0.03, Errors: 0.001, Goroutines: 1, Heap: 64 << 10, Alpha: 0.01},
+		Validity:      Validity{MinRate: 0.99, MaxErrors: 0.01, MinCPUSamples: 20, MaxGeneratorCPU: 0.90, MaxSharedCPU: 0.75},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)

@@ -16,7 +16,7 @@ import (
 // level, load.requests[] a request written as a mapping), in the order the
 // documentation lists them.
 var keys = map[string][]string{
-	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "experiment", "pairs", "profiles", "gate", "validity"},
+	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "experiment", "pairs", "profiles", "profile_rounds", "gate", "validity"},
 	"pairs":           {"min", "max"},
 	"kind":            {"node_image"},
 	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
@@ -30,20 +30,21 @@ var keys = map[string][]string{
 
 // What the non-unit values accept.
 const (
-	documentWant = "a mapping that starts with version: 1 and names service.package"
-	packageWant  = "a relative Go package path like ./cmd/server"
-	argsWant     = `a list of strings like ["-addr", "{addr}"]`
-	envWant      = `a mapping of names to strings like {PORT: "{port}"}`
-	probeWant    = "a path on the service like /healthz"
-	requestWant  = `"METHOD /path" like "GET /search?q=alpha", or a mapping with method, path, headers and body`
-	requestsWant = "a list of requests like [GET /, POST /order]"
-	headersWant  = "a mapping of header names to strings like {Content-Type: application/json}"
-	profilesWant = "a list of profile names like [cpu, allocs, heap]"
-	rateWant     = "requests per second like 500"
-	pairsWant    = "a whole number from 1 to 1000, like 10, or {min: 10, max: 20}"
-	pairsMaxWant = "a whole number from pairs.min to 1000, like 20"
-	alphaWant    = "a significance level above 0 and at most 0.5, like 0.01"
-	samplesWant  = "a whole number like 20, or 0 to turn the check off"
+	documentWant      = "a mapping that starts with version: 1 and names service.package"
+	packageWant       = "a relative Go package path like ./cmd/server"
+	argsWant          = `a list of strings like ["-addr", "{addr}"]`
+	envWant           = `a mapping of names to strings like {PORT: "{port}"}`
+	probeWant         = "a path on the service like /healthz"
+	requestWant       = `"METHOD /path" like "GET /search?q=alpha", or a mapping with method, path, headers and body`
+	requestsWant      = "a list of requests like [GET /, POST /order]"
+	headersWant       = "a mapping of header names to strings like {Content-Type: application/json}"
+	profilesWant      = "a list of profile names like [cpu, allocs, heap]"
+	rateWant          = "requests per second like 500"
+	pairsWant         = "a whole number from 1 to 1000, like 10, or {min: 10, max: 20}"
+	pairsMaxWant      = "a whole number from pairs.min to 1000, like 20"
+	profileRoundsWant = "a whole number from 0 to 100, like 3 (0: no profiles in a duet)"
+	alphaWant         = "a significance level above 0 and at most 0.5, like 0.01"
+	samplesWant       = "a whole number like 20, or 0 to turn the check off"
 	// The leak thresholds are amounts per 1,000 requests; 0 fails on any
 	// significant growth.
 	goroutinesWant = "goroutines retained per 1,000 requests like 1 or 0.5, or 0 to fail on any significant growth"
@@ -155,6 +156,8 @@ func (d *diagnostics) config(root *yaml.Node, c *Config) {
 			d.pairs(v, f, c)
 		case "profiles":
 			d.stringList(v, f, profilesWant, &c.Profiles)
+		case "profile_rounds":
+			scalarInto(d, v, f, profileRoundsWant, parseInt, &c.ProfileRounds)
 		case "gate":
 			d.gate(v, f, &c.Gate)
 		case "validity":

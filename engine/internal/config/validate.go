@@ -77,6 +77,9 @@ func (d *diagnostics) validate(c *Config) {
 		d.fail("pairs.max", strconv.Itoa(c.MaxPairs), Error{Problem: "is out of range", Want: pairsMaxWant})
 	}
 	d.validateProfiles(c.Profiles)
+	if c.ProfileRounds < 0 || c.ProfileRounds > 100 {
+		d.fail("profile_rounds", strconv.Itoa(c.ProfileRounds), Error{Problem: "is out of range", Want: profileRoundsWant})
+	}
 
 	const positive, zeroOff = "a percentage above 0% and at most 100%", "a percentage from 0% to 100%"
 	d.share("gate.cpu", c.Gate.CPU, false, positive)

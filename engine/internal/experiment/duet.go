@@ -20,17 +20,18 @@ import (
 // order of load.BalancedOrder, with their counters read back to back at
 // the window's edges. Whatever drifts on the machine during the window
 // (another tenant, frequency, steal) hits both alike and cancels in the
-// round's head/base ratio. The returned runs (base, head) are recorded
+// round's head/base ratio. Only a profile round captures profiles. The
+// returned runs (base, head) are recorded
 // even when err is set; a round with an invalid side is invalid as a
 // whole.
-func duetRound(ctx context.Context, o Options, round int, rng *rand.Rand) ([]report.Run, error) {
+func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand) ([]report.Run, error) {
 	sides := [2]string{Base, Head}
 	first := rng.IntN(2)
 	swap := rng.IntN(2) == 1
 	runs := make([]report.Run, 2)
 	probes := make([]*probe, 2)
 	for i, side := range sides {
-		runs[i] = report.Run{Side: side, Pair: round, Dir: runDir(side, round),
+		runs[i] = report.Run{Side: side, Pair: round, Dir: runDir(side, round), ProfileRound: profileRound,
 			Duet: &report.Duet{StartedFirst: i == first, LedOrder: swap == (i == 1)}}
 	}
 	defer func() {

@@ -142,7 +142,7 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 	var runs []report.Run
 	valid, invalidInARow := 0, 0
 	for round := 1; round <= attempts && valid < maxValid; round++ {
-		unit, err := measureUnit(ctx, o, round, rng, bins)
+		unit, err := measureUnit(ctx, o, round, false, rng, bins)
 		for _, r := range unit {
 			r.Order = len(runs) + 1
 			runs = append(runs, r)
@@ -173,12 +173,44 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 			break
 		}
 	}
+	if o.Duet {
+		return profileRounds(ctx, o, runs, rng, bins)
+	}
 	return runs, nil
 }
 
-// measureUnit measures one round of a duet, or one pair of sequential
-// runs in a random order.
-func measureUnit(ctx context.Context, o Options, round int, rng *rand.Rand, bins *copies) ([]report.Run, error) {
+// profileRounds runs Config.ProfileRounds more duet rounds after the
+// gating ones, capturing the profiles the gating rounds did not: their
+// runs feed attribution and hints, never the statistics, and an invalid
+// one is not replaced.
+func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.Rand, bins *copies) ([]report.Run, error) {
+	if len(o.Config.Profiles) == 0 {
+		return runs, nil
+	}
+	first := 1
+	if len(runs) > 0 {
+		first = runs[len(runs)-1].Pair + 1
+	}
+	for round := first; round < first+o.Config.ProfileRounds; round++ {
+		unit, err := measureUnit(ctx, o, round, true, rng, bins)
+		for _, r := range unit {
+			r.Order = len(runs) + 1
+			runs = append(runs, r)
+			fmt.Fprintln(o.Progress, progressLine(r, 0, 0))
+			if recErr := o.Record(r); recErr != nil {
+				return runs, fmt.Errorf("record run: %w", recErr)
+			}
+		}
+		if err != nil || ctx.Err() != nil {
+			return runs, errors.Join(err, ctx.Err())
+		}
+	}
+	return runs, nil
+}
+
+// measureUnit measures one round of a duet (a profile round when
+// profileRound), or one pair of sequential runs in a random order.
+func measureUnit(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand, bins *copies) ([]report.Run, error) {
 	binaries, done, err := bins.forRound(o.Binaries, round)
 	defer done()
 	if err != nil {
@@ -186,7 +218,7 @@ func measureUnit(ctx context.Context, o Options, round int, rng *rand.Rand, bins
 	}
 	o.Binaries = binaries
 	if o.Duet {
-		return duetRound(ctx, o, round, rng)
+		return duetRound(ctx, o, round, profileRound, rng)
 	}
 	order := [2]string{Base, Head}
 	if rng.IntN(2) == 1 {

@@ -100,7 +100,7 @@ func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes [
 	}()
 	profiling := false
 	for _, p := range probes {
-		profiling = profiling || p.hasPprof()
+		profiling = profiling || p.profiling()
 	}
 	if profiling {
 		if err := sleepUntil(ctx, profilesAt); err != nil {

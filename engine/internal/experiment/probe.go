@@ -27,6 +27,10 @@ type probe struct {
 	r      *report.Run
 	began  time.Time
 
+	// profile says whether this run captures profiles: every run of a
+	// sequential experiment or a recording, only the profile rounds of a
+	// duet (profiling both sides biased a duet's CPU comparison).
+	profile  bool
 	profiles *capture.Window // nil without pprof
 	crashed  bool            // the process exited during the window
 }
@@ -62,7 +66,8 @@ func startProbe(ctx context.Context, o Options, r *report.Run) (*probe, error) {
 		return nil, &StartFailure{Side: r.Side, Err: err, Exit: se.Exit}
 	}
 	r.Timing.StartToReadyMs = ms(time.Since(began))
-	p := &probe{cfg: cfg, inst: inst, dir: dir, r: r, began: began, client: profileClient(inst, cfg.Service.Pprof)}
+	p := &probe{cfg: cfg, inst: inst, dir: dir, r: r, began: began, client: profileClient(inst, cfg.Service.Pprof),
+		profile: !o.Duet || r.ProfileRound}
 	if _, err := p.client.MemStats(ctx); err != nil {
 		r.ProfilesUnavailable = fmt.Sprintf("no pprof at %s (%v): load, CPU and cgroup figures only", cfg.Service.Pprof, err)
 	}
@@ -72,9 +77,12 @@ func startProbe(ctx context.Context, o Options, r *report.Run) (*probe, error) {
 // hasPprof reports whether the service answers its pprof endpoints.
 func (p *probe) hasPprof() bool { return p.r.ProfilesUnavailable == "" }
 
+// profiling reports whether the run captures profiles.
+func (p *probe) profiling() bool { return p.profile && p.hasPprof() && len(p.cfg.Profiles) > 0 }
+
 // startProfiles starts the windowed profiles for seconds.
 func (p *probe) startProfiles(ctx context.Context, seconds int) {
-	if p.hasPprof() {
+	if p.profiling() {
 		p.profiles = p.client.StartWindow(ctx, seconds, p.dir, p.cfg.Profiles)
 	}
 }

@@ -13,11 +13,14 @@ import (
 func progressLine(r report.Run, validBefore, maxValid int) string {
 	f := r.Figures
 	var b strings.Builder
-	unit := "pair"
-	if r.Duet != nil {
+	unit, count := "pair", fmt.Sprintf("[%d valid of at most %d] ", validBefore, maxValid)
+	switch {
+	case r.ProfileRound:
+		unit, count = "profile round", ""
+	case r.Duet != nil:
 		unit = "round"
 	}
-	fmt.Fprintf(&b, "[%d valid of at most %d] %s %d %-4s %6d req  %8.1f µs CPU/req", validBefore, maxValid, unit, r.Pair, r.Side, f.Requests, f.CPUMicrosPerRequest)
+	fmt.Fprintf(&b, "%s%s %d %-4s %6d req  %8.1f µs CPU/req", count, unit, r.Pair, r.Side, f.Requests, f.CPUMicrosPerRequest)
 	if f.AllocsPerRequest != nil {
 		fmt.Fprintf(&b, "  %8.1f allocs/req  %9.0f B/req", *f.AllocsPerRequest, *f.BytesPerRequest)
 	}

@@ -95,11 +95,12 @@ func (m *Metric) Gates(g config.Gate) bool {
 	return m.Gate != nil && (m.Gate.Gates == nil || m.Gate.Gates(g))
 }
 
-// Values are m over side's valid runs that measured it, in run order.
+// Values are m over side's compared runs (valid, not a duet's profile
+// round) that measured it, in run order.
 func (m *Metric) Values(runs []report.Run, side Side) []float64 {
 	var vs []float64
 	for _, r := range runs {
-		if SideOf(r) == side && r.Valid {
+		if SideOf(r) == side && r.Compared() {
 			if v, ok := m.Value(r.Figures); ok {
 				vs = append(vs, v)
 			}

@@ -134,7 +134,16 @@ type Run struct {
 	// Duet describes the run's round when base and head ran at the same
 	// time (experiment: duet); nil in a sequential experiment.
 	Duet *Duet `json:"duet,omitempty"`
+	// ProfileRound marks a duet round run after the gating rounds only
+	// to capture profiles: profiling both sides of a duet biased its CPU
+	// comparison (docs/benchmarks.md), so the gating rounds capture none,
+	// and these rounds feed attribution and hints, never the statistics.
+	ProfileRound bool `json:"profile_round,omitempty"`
 }
+
+// Compared reports whether a run's figures enter the statistics: it is
+// valid and not a profile round.
+func (r Run) Compared() bool { return r.Valid && !r.ProfileRound }
 
 // Duet is one side's part in a duet round. Which side starts first and
 // which leads the balanced request order are drawn per round from the

@@ -28,7 +28,7 @@ func WriteBench(dir string, env report.Environment, runs []report.Run, side metr
 	fmt.Fprintf(&b, "goos: linux\ngoarch: %s\ncpu: %s\npkg: perfgate\n", runtime.GOARCH, oneLine(env.CPUModel))
 	fmt.Fprintf(&b, "limits: cpu=%dm memory=%d confinement=%s\n", env.Limits.CPUMillicores, env.Limits.MemoryBytes, strings.ReplaceAll(env.Confinement, " ", "-"))
 	for _, r := range runs {
-		if metric.SideOf(r) != side || !r.Valid {
+		if metric.SideOf(r) != side || !r.Compared() {
 			continue
 		}
 		b.WriteString(benchLine(r.Figures))

@@ -97,7 +97,7 @@ func ValidPairs(runs []report.Run) [][2]report.Run {
 	byPair := map[int]*[2]report.Run{}
 	var order []int
 	for _, r := range runs {
-		if !r.Valid {
+		if !r.Compared() {
 			continue
 		}
 		p, ok := byPair[r.Pair]
