@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 func configCheck(path string, stdout, stderr io.Writer) int {
@@ -14,7 +15,15 @@ func configCheck(path string, stdout, stderr io.Writer) int {
 		printError(stderr, err)
 		return gate.ExitConfig
 	}
-	fmt.Fprintf(stdout, "%s: valid (%d pairs of %s at %g req/s, %d requests in the mix, target %s)\n",
-		path, cfg.Pairs, cfg.Load.Duration, cfg.Load.Rate, len(cfg.Load.Requests), cfg.Target)
+	if err := verdict.CheckPlan(path, cfg); err != nil {
+		fmt.Fprintf(stderr, "perfgate: %v\n", err)
+		return gate.ExitConfig
+	}
+	rounds := fmt.Sprint(cfg.Pairs)
+	if cfg.MaxPairs > cfg.Pairs {
+		rounds = fmt.Sprintf("%d to %d", cfg.Pairs, cfg.MaxPairs)
+	}
+	fmt.Fprintf(stdout, "%s: valid (%s: %s rounds of %s at %g req/s each, %d requests in the mix, target %s)\n",
+		path, cfg.Experiment, rounds, cfg.Load.Duration, cfg.Load.Rate, len(cfg.Load.Requests), cfg.Target)
 	return 0
 }

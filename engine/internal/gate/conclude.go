@@ -65,7 +65,7 @@ func (g *invocation) compareSides(err error) {
 	rep.Benchstat = benchtable.Rows(runs)
 	rep.Verdict, rep.Reason = measurementVerdict(err, runs, g.cfg.Pairs)
 	if rep.Verdict == report.Pass {
-		rep.Metrics = verdict.Compare(runs, g.cfg.Gate)
+		rep.Metrics = verdict.CompareAt(runs, g.cfg.Gate, verdict.Plan(g.cfg))
 		rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
 	}
 }

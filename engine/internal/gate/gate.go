@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // Options are the flags of `perfgate gate`.
@@ -38,6 +39,9 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	cfg, err := loadConfig(o.ConfigPath, o.Target)
 	if err != nil {
 		return nil, err
+	}
+	if err := verdict.CheckPlan(o.ConfigPath, cfg); err != nil {
+		return nil, &ConfigError{Err: err}
 	}
 	if info, err := os.Stat(o.Head); err != nil || !info.IsDir() {
 		return nil, configErrorf("--head %q is not a directory; pass the checkout of the pull request's head", o.Head)

@@ -232,12 +232,7 @@ func (g *invocation) decided(runs []report.Run) bool {
 	if g.rep.Recording() {
 		return false
 	}
-	for _, m := range verdict.Compare(runs, g.cfg.Gate) {
-		if m.Gates && m.Outcome == "inconclusive" {
-			return false
-		}
-	}
-	return true
+	return verdict.Decided(runs, g.cfg)
 }
 
 func generatorCPUs(env target.Environment) int {

@@ -261,9 +261,17 @@ type Metric struct {
 	Threshold    float64 `json:"threshold"`
 	Gates        bool    `json:"gates"`
 	Pairs        int     `json:"pairs"`
-	// Detectable is the smallest change this run would have found with
-	// 80% power; absent when too few pairs could reach significance.
+	// Detectable is the smallest change the decision at this look catches
+	// with 90% power, the threshold condition included; absent when too
+	// few pairs could reach significance.
 	Detectable *float64 `json:"detectable,omitempty"`
+	// Level is the significance level the look spent (a part of
+	// gate.alpha, docs/statistics.md); Family the number of gating
+	// metrics in Holm's family at that look, and InFamily whether this
+	// metric was one (a metric with no non-zero difference leaves it).
+	Level    float64 `json:"level"`
+	Family   int     `json:"family"`
+	InFamily bool    `json:"in_family"`
 }
 
 // Function is one function's change of cost between the sides' merged

@@ -12,9 +12,71 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
+// Plan is the sequential design of cfg: looks from pairs (the minimum of
+// valid rounds) to max_pairs, spending gate.alpha across them.
+func Plan(cfg *config.Config) stats.Plan {
+	return stats.Plan{Alpha: cfg.Gate.Alpha, Min: cfg.Pairs, Max: cfg.MaxPairs}
+}
+
+// Family is the names of the metrics that gate under cfg, in catalog order.
+func Family(cfg *config.Config) []string {
+	var names []string
+	for _, m := range metric.Catalog {
+		if m.Gates(cfg.Gate) {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
+// CheckPlan returns an error naming pairs, alpha, the gating metrics and
+// the smallest workable values when no look of cfg's plan could ever call
+// a regression: a gate that cannot fail is a configuration error, not a
+// pass.
+func CheckPlan(path string, cfg *config.Config) error {
+	if err := Plan(cfg).Check(Family(cfg)); err != nil {
+		return fmt.Errorf("%s: pairs and gate.alpha: %w", path, err)
+	}
+	return nil
+}
+
+// Decided says whether the valid rounds so far decide the gate at one of
+// the plan's looks, so the experiment may stop adding rounds.
+func Decided(runs []report.Run, cfg *config.Config) bool {
+	n := len(ValidPairs(runs))
+	return n > 0 && stats.Decided(decide(runs, cfg.Gate, Plan(cfg), n))
+}
+
 // Compare computes every compared metric of the catalog over the pairs
-// whose two runs are both valid and have the figure.
+// whose two runs are both valid and have the figure, as a fixed design
+// with one look at the pairs there are.
 func Compare(runs []report.Run, gate config.Gate) []report.Metric {
+	n := len(ValidPairs(runs))
+	return CompareAt(runs, gate, stats.Plan{Alpha: gate.Alpha, Min: n, Max: n})
+}
+
+// CompareAt is Compare at the look of plan the valid pairs reached: the
+// significance level is the part of alpha that look spends.
+func CompareAt(runs []report.Run, gate config.Gate, plan stats.Plan) []report.Metric {
+	var out []report.Metric
+	for _, r := range decide(runs, gate, plan, len(ValidPairs(runs))) {
+		scale := metric.Relative
+		if r.Scale == stats.Absolute {
+			scale = metric.Absolute
+		}
+		out = append(out, report.Metric{
+			Name: r.Name, Unit: r.Unit, Scale: string(scale), Base: r.BaseMedian, Head: r.HeadMedian,
+			Delta: r.Delta, CI: r.CI, CILevel: r.CILevel, P: r.PRegression, PImprovement: r.PImprovement,
+			Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable,
+			Level: r.Level, Family: r.Family, InFamily: r.InFamily,
+		})
+	}
+	return out
+}
+
+// decide runs the statistics of every compared metric after n valid
+// rounds of plan.
+func decide(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []stats.Result {
 	pairs := ValidPairs(runs)
 	var inputs []stats.Input
 	for _, m := range metric.Catalog {
@@ -33,20 +95,7 @@ func Compare(runs []report.Run, gate config.Gate) []report.Metric {
 			inputs = append(inputs, in)
 		}
 	}
-	var out []report.Metric
-	n := len(pairs)
-	for _, r := range stats.Decide(inputs, stats.Plan{Alpha: gate.Alpha, Min: n, Max: n}, n) {
-		scale := metric.Relative
-		if r.Scale == stats.Absolute {
-			scale = metric.Absolute
-		}
-		out = append(out, report.Metric{
-			Name: r.Name, Unit: r.Unit, Scale: string(scale), Base: r.BaseMedian, Head: r.HeadMedian,
-			Delta: r.Delta, CI: r.CI, CILevel: r.CILevel, P: r.PRegression, PImprovement: r.PImprovement,
-			Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable,
-		})
-	}
-	return out
+	return stats.Decide(inputs, plan, n)
 }
 
 func statsScale(s metric.Scale) stats.Scale {
