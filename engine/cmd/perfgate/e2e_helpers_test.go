@@ -74,7 +74,14 @@ load:
       path: /order
       headers: {Content-Type: application/json}
       body: '{"id":1,"qty":2}'
-pairs: 2
+# The fewest rounds whose gate can still fail (perfgate refuses a plan that
+# cannot), with a loose alpha and CPU threshold: these tests exercise
+# failures, limits and plumbing, not verdicts.
+pairs: 4
+profile_rounds: 1
+gate:
+  alpha: 0.5
+  cpu: 100%%
 validity:
   # A 2 s window of this light mix holds ~15 CPU samples.
   min_cpu_samples: 5

@@ -104,7 +104,7 @@ func TestKubernetesMissingImageFailsFast(t *testing.T) {
 	}
 	// bash -c SCRIPT {image} LOAD...: $0 is the image, "$@" the command.
 	onlyGenerator, _ := json.Marshal(append([]string{"bash", "-c", `case "$0" in */load-generator:*) exec "$@" ;; esac`, "{image}"}, load...))
-	cfg := kubernetesConfig(t, strings.Replace(fmt.Sprintf(shortExperiment, "300s", "256Mi"), "pairs: 2", "pairs: 1", 1), `"1"`, "256Mi", 200, string(onlyGenerator))
+	cfg := kubernetesConfig(t, fmt.Sprintf(shortExperiment, "300s", "256Mi"), `"1"`, "256Mi", 200, string(onlyGenerator))
 	start := time.Now()
 	g := runGateCommand(t, cfg, exampleService(t), exampleService(t))
 	if g.report == nil || g.code == 0 || g.code == 1 {
