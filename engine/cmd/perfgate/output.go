@@ -7,6 +7,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/attribution"
 	"github.com/perfgate/perfgate/engine/internal/benchtable"
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/render"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
@@ -30,11 +31,17 @@ func printOutcome(stdout io.Writer, rep *report.Report, out string) {
 		fmt.Fprintf(stdout, "\npaired comparison over valid pairs (Wilcoxon signed-rank, Hodges–Lehmann; alpha %g, Holm across gating metrics):\n", rep.Config.Gate.Alpha)
 		verdict.PrintMetrics(stdout, rep.Metrics)
 	}
+	if note := render.LatencyNote(rep); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
 	if len(rep.Functions) > 0 {
 		fmt.Fprintln(stdout, "\nlargest per-request changes by function beyond sampling noise (head − base, flat):")
 		attribution.Print(stdout, rep.Functions, 3)
 	}
 	printHints(stdout, rep.Hints)
+	if method := render.Method(rep); method != "" {
+		fmt.Fprintf(stdout, "\n%s", method)
+	}
 	fmt.Fprintf(stdout, "\nverdict: %s — %s\nresults: %s (seed %d)\n", rep.Verdict, rep.Reason, out, rep.Seed)
 }
 

@@ -22,6 +22,9 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"detect":   verdict.Detectable,
 	"num":      metric.Number,
 	"signed":   metric.Signed,
+	"method":   Method,
+	"latency":  LatencyNote,
+	"rounds":   roundsSection,
 }).Parse(htmlTemplate))
 
 // HTML renders the self-contained report page: no request leaves it (no

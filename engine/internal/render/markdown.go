@@ -95,6 +95,10 @@ func verdictSection(rep *report.Report) string {
 			rep.Counts["regression"], rep.Counts["improvement"], rep.Counts["unchanged"], rep.Counts["inconclusive"])
 	}
 	fmt.Fprintf(&b, "%s\n\n", Prose(rep.Reason))
+	if method := Method(rep); method != "" {
+		// Numbers and fixed words only: nothing to escape.
+		fmt.Fprintf(&b, "%s\n\n", method)
+	}
 	fmt.Fprintf(&b, "base %s · head %s\n", revision(rep.Build.Base.Revision, rep.Build.Base.Dirty), revision(rep.Build.Head.Revision, rep.Build.Head.Dirty))
 	if rep.Build.Error != "" {
 		fmt.Fprintf(&b, "\n<details><summary>Build output</summary>\n\n<pre>%s</pre>\n</details>\n", preText(rep.Build.Error))
@@ -144,6 +148,9 @@ func metricsSection(rep *report.Report) string {
 			Text(m.Name), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
 			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), m.P,
 			outcomeIcon[m.Outcome], Text(outcome), shown(c, verdict.Detectable(m)))
+	}
+	if note := LatencyNote(rep); note != "" {
+		fmt.Fprintf(&b, "\n_%s_\n", note)
 	}
 	return b.String()
 }

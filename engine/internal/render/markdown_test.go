@@ -64,11 +64,35 @@ func regressionReport() *report.Report {
 			{Profile: "allocs", Name: "example.com/svc/httpapi.(*Server).handleSearch", Kind: "flat", Unit: "allocs/req", Base: 2, Head: 14.55, Delta: 12.55, Status: "changed"},
 		},
 		Benchstat: []report.BenchRow{{Metric: "allocs/req", Base: 89.44, BaseRange: "0%", Head: 122.6, HeadRange: "0%", Delta: "+37.04%", P: 0, Note: "p=0.000 n=10"}},
-		Runs:      []report.Run{{Side: "head", Pair: 3, InvalidReasons: []string{"achieved rate 280.0/s is below 99% of the target 300/s"}}},
+		Runs:      sequentialRuns(),
 		Warnings:  []string{"GOMAXPROCS=4 (from service.env) is above the CPU limit"},
 	}
+	rep.Experiment, rep.Config.Experiment = "sequential", "sequential"
 	rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
 	return rep
+}
+
+// sequentialRuns are eleven pairs run one after the other, head's
+// allocations 37% above base's; pair 3's head run fell short of the rate,
+// so the eleventh pair replaced it.
+func sequentialRuns() []report.Run {
+	cpuChange := []float64{1.03, 0.98, 1.01, 1.06, 1.02, 0.99, 1.04, 1.02, 1.00, 1.05, 1.03}
+	var runs []report.Run
+	for i, change := range cpuChange {
+		for _, side := range []string{"base", "head"} {
+			cpu, allocs := 373.7, 89.4
+			if side == "head" {
+				cpu, allocs = cpu*change, allocs*1.37
+			}
+			run := report.Run{Side: side, Pair: i + 1, Order: len(runs) + 1, Valid: true,
+				Figures: report.Figures{CPUMicrosPerRequest: cpu, CPUSource: "cgroup", AllocsPerRequest: ptr(allocs)}}
+			if i+1 == 3 && side == "head" {
+				run.Valid, run.InvalidReasons = false, []string{"achieved rate 280.0/s is below 99% of the target 300/s"}
+			}
+			runs = append(runs, run)
+		}
+	}
+	return runs
 }
 
 func TestMarkdownRegression(t *testing.T) {
@@ -181,4 +205,8 @@ func TestReadReportRejectsHostileJSON(t *testing.T) {
 	if md := Markdown(long); len(md) > 5000 {
 		t.Errorf("a 100k-character reason rendered into %d characters", len(md))
 	}
+}
+
+func TestMarkdownDuet(t *testing.T) {
+	golden(t, "duet.md", Markdown(duetReport(t)))
 }
