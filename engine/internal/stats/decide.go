@@ -126,7 +126,7 @@ func decide(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 	// improvement (high bound) tests, and whether they rejected.
 	lowLevel, highLevel := make([]float64, len(inputs)), make([]float64, len(inputs))
 	rejectedUp, rejectedDown := make([]bool, len(inputs)), make([]bool, len(inputs))
-	family := taroneFamily(gating, tests, level)
+	family, tarone := taroneFamily(gating, tests, level)
 	k := len(family)
 	up, down := make([]float64, k), make([]float64, k)
 	for j, i := range family {
@@ -153,13 +153,15 @@ func decide(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 			r.Family = k
 			detectLevel = level / float64(k)
 		case r.Gates:
-			// Outside the family it cannot be rejected; it is shown as if
-			// it had joined it.
+			// Outside the family it cannot be rejected: its smallest
+			// possible p-value is above level/tarone, so at that level its
+			// interval holds 0 and its p-value stays above alpha. Had it
+			// changed it would have joined the family, hence Detectable.
 			r.Family = k
-			detectLevel = level / float64(k+1)
-			lowLevel[i], highLevel[i] = detectLevel, detectLevel
-			r.PRegression = min(1, tests[i].PGreater*float64(k+1)/share)
-			r.PImprovement = min(1, tests[i].PLess*float64(k+1)/share)
+			detectLevel = level / float64(max(tarone, k+1))
+			lowLevel[i], highLevel[i] = level/float64(tarone), level/float64(tarone)
+			r.PRegression = min(1, tests[i].PGreater*float64(tarone)/share)
+			r.PImprovement = min(1, tests[i].PLess*float64(tarone)/share)
 		default:
 			lowLevel[i], highLevel[i] = level, level
 			rejectedUp[i], rejectedDown[i] = tests[i].PGreater <= level, tests[i].PLess <= level
@@ -185,19 +187,20 @@ func decide(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 // taroneFamily is Holm's family among the gating metrics: those whose
 // exact test can reach the level they would get in it. A metric with n
 // non-zero differences has no p-value below 2^-n; Tarone's rule takes the
-// smallest K such that at most K metrics have 2^-n <= level/K. The family
-// depends only on how many differences are non-zero, which says nothing
-// about their signs, so choosing it this way keeps Holm's guarantee.
-func taroneFamily(gating []int, tests []SignedRank, level float64) []int {
-	for k := 1; ; k++ {
-		var family []int
+// smallest K such that at most K metrics have 2^-n <= level/K, and the
+// family is those metrics. It depends only on how many differences are
+// non-zero, which says nothing about their signs, so Holm over it (with
+// m = its size) keeps its guarantee.
+func taroneFamily(gating []int, tests []SignedRank, level float64) (family []int, k int) {
+	for k = 1; ; k++ {
+		family = family[:0]
 		for _, i := range gating {
 			if tests[i].N > 0 && math.Pow(0.5, float64(tests[i].N)) <= level/float64(k) {
 				family = append(family, i)
 			}
 		}
 		if len(family) <= k {
-			return family
+			return family, k
 		}
 	}
 }

@@ -192,8 +192,8 @@ func TestMetricsWithoutDifferencesLeaveTheFamily(t *testing.T) {
 		{Name: "cpu", Base: base, Head: head, Threshold: 0.02, Gates: true},
 		{Name: "errors", Base: zeros, Head: oneError, Scale: Absolute, Threshold: 0.001, Gates: true},
 	}, 0.01)
-	if res[0].Outcome != Regression || res[0].Family != 1 || res[1].InFamily {
-		t.Errorf("one error: cpu %s family %d; errors in family %v", res[0].Outcome, res[0].Family, res[1].InFamily)
+	if res[0].Outcome != Regression || res[0].Family != 1 || res[1].InFamily || res[1].PRegression <= 0.01 {
+		t.Errorf("one error: cpu %s family %d; errors in family %v, p %v", res[0].Outcome, res[0].Family, res[1].InFamily, res[1].PRegression)
 	}
 }
 

@@ -1,7 +1,17 @@
-// Package stats decides whether head differs from base on paired runs: the
-// Wilcoxon signed-rank test (exact for small samples), the Hodges–Lehmann
-// estimate with its exact confidence interval, Holm's correction across
-// metrics, and the smallest change a run could have detected.
+// Package stats decides whether head differs from base on paired rounds.
+// Each metric's rounds give differences (log-ratios head/base, or head-base
+// for absolute metrics such as the error rate); Decide tests them with the
+// one-sided exact Wilcoxon signed-rank test, estimates the change with
+// Hodges–Lehmann and its exact interval (at the level of the adjusted
+// test), corrects across the gating metrics with Holm, and says what change
+// the run could detect with 90% power.
+//
+// A Plan makes the experiment sequential: it analyses its rounds at
+// Plan.Looks, each look spending part of Plan.Alpha (Plan.LevelAt), and it
+// stops at the first look whose results are Decided. Plan.Check refuses a
+// plan under which no gating metric could ever be called a regression.
+// docs/statistics.md explains the method and the simulations that check
+// it (go test ./internal/stats -run Simulation -simulate -v).
 package stats
 
 import (
