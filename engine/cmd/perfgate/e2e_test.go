@@ -30,8 +30,17 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 		t.Fatalf("gate: exit %d, want 1 with verdict regression", g.code)
 	}
 	rep := g.report
-	if len(rep.Runs) != 12 {
-		t.Fatalf("%d runs, want 12", len(rep.Runs))
+	// Six duet rounds decide it (a fixed plan), then three profile rounds.
+	gating, profiling := 0, 0
+	for _, r := range rep.Runs {
+		if r.ProfileRound {
+			profiling++
+		} else {
+			gating++
+		}
+	}
+	if gating != 12 || profiling != 6 || rep.Experiment != "duet" {
+		t.Fatalf("%s: %d gating and %d profile runs, want a duet of 12 and 6", rep.Experiment, gating, profiling)
 	}
 	for _, m := range rep.Metrics {
 		if m.Name == "allocs" && (m.Outcome != "regression" || m.Delta < 0.2 || m.CI[0] < 0.1 || m.Pairs != 6) {
@@ -73,10 +82,11 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 		t.Errorf("environment incomplete: %+v", env)
 	}
 
-	// Every profile parses, per run and merged per side.
+	// Every profile parses, per run and merged per side; only the profile
+	// rounds capture them.
 	for _, r := range rep.Runs {
-		if len(r.Profiles) != 6 {
-			t.Errorf("run %s/%d has %d profiles, want 6: %+v", r.Side, r.Pair, len(r.Profiles), r.Profiles)
+		if want := map[bool]int{true: 6, false: 0}[r.ProfileRound]; len(r.Profiles) != want {
+			t.Errorf("run %s/%d (profile round %v) has %d profiles, want %d: %+v", r.Side, r.Pair, r.ProfileRound, len(r.Profiles), want, r.Profiles)
 		}
 		for _, p := range r.Profiles {
 			parseProfile(t, filepath.Join(g.out, r.Dir, p.File))
@@ -219,7 +229,8 @@ func TestGateTinyMemoryLimitIsInvalidOOM(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("memory limits need cgroups (root)")
 	}
-	cfg := writeConfig(t, fmt.Sprintf(shortExperiment, "30s", "8Mi"))
+	// 5Mi: the gating rounds, which capture no profiles, peak near 7Mi.
+	cfg := writeConfig(t, fmt.Sprintf(shortExperiment, "30s", "5Mi"))
 	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, ""))
 	if g.code != 4 || g.report == nil || g.report.Verdict != "invalid" {
 		t.Fatalf("exit %d, want 4 with verdict invalid", g.code)
