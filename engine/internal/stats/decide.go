@@ -133,9 +133,9 @@ func decide(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		up[j], down[j] = tests[i].PGreater, tests[i].PLess
 		results[i].InFamily = true
 	}
-	for side, p := range [][]float64{up, down} {
-		rejected, levels := holmSteps(p, level)
-		for j, adjusted := range Holm(p) {
+	for side, pvalues := range [][]float64{up, down} {
+		rejected, levels := holmSteps(pvalues, level)
+		for j, adjusted := range Holm(pvalues) {
 			i := family[j]
 			if side == 0 {
 				rejectedUp[i], lowLevel[i], results[i].PRegression = rejected[j], levels[j], min(1, adjusted/share)

@@ -153,8 +153,8 @@ func (e *InfeasibleError) Error() string {
 	if e.Plan.Max > e.Plan.Min {
 		rounds = fmt.Sprintf("pairs %d to %d", e.Plan.Min, e.Plan.Max)
 	}
-	return fmt.Sprintf("%s valid rounds can never reach significance at alpha %g over %d gating metrics (%s): "+
-		"the exact signed-rank test's smallest p-value, 2^-n, stays above the level each metric gets at every look; "+
+	return fmt.Sprintf("%s can never reach significance at alpha %g over %d gating metrics (%s): "+
+		"after n valid rounds the exact signed-rank test's smallest p-value is 2^-n, above the level each metric gets at every look; "+
 		"use pairs of at least %d (or a maximum of at least %d), or alpha of at least %.2g",
 		rounds, e.Plan.Alpha, len(e.Family), strings.Join(e.Family, ", "), e.Rounds, e.Max, e.Alpha)
 }

@@ -11,7 +11,7 @@
 // stops at the first look whose results are Decided. Plan.Check refuses a
 // plan under which no gating metric could ever be called a regression.
 // docs/statistics.md explains the method and the simulations that check
-// it (go test ./internal/stats -run Simulation -simulate -v).
+// it (go test ./internal/stats -run TestSimulation -simulate -v).
 package stats
 
 import (
