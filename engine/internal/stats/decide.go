@@ -211,11 +211,11 @@ func taroneFamily(gating []int, tests []SignedRank, level float64) (family []int
 func Decided(results []Result) bool {
 	regressed, open := false, false
 	for _, r := range results {
-		if !r.Gates {
-			continue
-		}
 		if !r.AtLook {
 			return false
+		}
+		if !r.Gates {
+			continue
 		}
 		regressed = regressed || r.Outcome == Regression
 		open = open || r.Outcome == Inconclusive
