@@ -14,7 +14,7 @@ import (
 )
 
 // TestRunRecordsOneTree is the nightly path: perfgate run measures the
-// example service alone, two runs as side head, and leaves the same
+// example service alone, six runs as side head, and leaves the same
 // results directory a gate leaves for that side.
 func TestRunRecordsOneTree(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "results")
@@ -33,11 +33,11 @@ func TestRunRecordsOneTree(t *testing.T) {
 	if code != 0 || rep.Verdict != report.Pass || !rep.Complete {
 		t.Fatalf("exit %d, verdict %s (%s), complete %v; want 0, pass, complete", code, rep.Verdict, rep.Reason, rep.Complete)
 	}
-	if rep.Mode != "record" || rep.Label != "main" || rep.Reason != "recorded 2 valid runs of main; nothing compared (mode record)" {
+	if rep.Mode != "record" || rep.Label != "main" || rep.Reason != "recorded 6 valid runs of main; nothing compared (mode record)" {
 		t.Errorf("mode %q, label %q, reason %q", rep.Mode, rep.Label, rep.Reason)
 	}
-	if len(rep.Runs) != 2 {
-		t.Fatalf("%d runs, want 2", len(rep.Runs))
+	if len(rep.Runs) != 6 {
+		t.Fatalf("%d runs, want 6", len(rep.Runs))
 	}
 	for _, r := range rep.Runs {
 		if r.Side != "head" || !r.Valid {
@@ -52,8 +52,8 @@ func TestRunRecordsOneTree(t *testing.T) {
 		medians[m.Name] = m
 	}
 	for _, name := range []string{"cpu", "allocs", "bytes", "latency_p50", "latency_p99", "throughput", "errors"} {
-		if m, ok := medians[name]; !ok || m.HeadRuns != 2 || m.BaseRuns != 0 || (name != "errors" && m.Head <= 0) {
-			t.Errorf("median %s: %+v (present %v), want head's over 2 runs", name, m, ok)
+		if m, ok := medians[name]; !ok || m.HeadRuns != 6 || m.BaseRuns != 0 || (name != "errors" && m.Head <= 0) {
+			t.Errorf("median %s: %+v (present %v), want head's over 6 runs", name, m, ok)
 		}
 	}
 	if len(rep.Metrics) != 0 || len(rep.Functions) != 0 || len(rep.Benchstat) != 0 || rep.Build.Head.Path == "" || rep.Build.Base.Path != "" {
@@ -63,8 +63,8 @@ func TestRunRecordsOneTree(t *testing.T) {
 
 	parseProfile(t, filepath.Join(out, "head.cpu.pb.gz"))
 	parseProfile(t, filepath.Join(out, "head.allocs.pb.gz"))
-	if head := readBench(t, filepath.Join(out, "bench", "head.txt")); len(head) != 2 {
-		t.Errorf("bench/head.txt has %d results, want 2", len(head))
+	if head := readBench(t, filepath.Join(out, "bench", "head.txt")); len(head) != 6 {
+		t.Errorf("bench/head.txt has %d results, want 6", len(head))
 	}
 	for _, absent := range []string{"base.cpu.pb.gz", "bench/base.txt", "base"} {
 		if _, err := os.Stat(filepath.Join(out, absent)); err == nil {

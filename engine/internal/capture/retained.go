@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Retained is what a service keeps alive at one instant: its goroutines,
@@ -22,10 +23,36 @@ type Retained struct {
 }
 
 // Retained reads the goroutine count (the goroutine profile's debug=1
-// header) and the live heap after a forced GC (the heap profile's gc=1
-// handling runs runtime.GC before it writes MemStats). The forced GC costs
-// the service a collection, so it is read outside the measured window.
+// text) once it has settled, then the live heap after a forced GC (the
+// heap profile's gc=1 handling runs runtime.GC before it writes
+// MemStats). Right after an attack, goroutines of its last requests'
+// outbound calls are still closing connections; counting them would make
+// a busy window look like a leak, so the count is read until two reads
+// settleGap apart agree (at most settleReads reads). The forced GC costs
+// the service a collection, so this is read outside the measured window.
 func (c *Client) Retained(ctx context.Context) (Retained, error) {
+	var total, serving uint64
+	for read := 0; read < settleReads; read++ {
+		if read > 0 {
+			select {
+			case <-time.After(settleGap):
+			case <-ctx.Done():
+				return Retained{}, ctx.Err()
+			}
+		}
+		body, err := c.get(ctx, "/goroutine?debug=1", answerTimeout)
+		if err != nil {
+			return Retained{}, err
+		}
+		t, s, err := parseGoroutines(body)
+		if err != nil {
+			return Retained{}, err
+		}
+		if read > 0 && t-s == total-serving {
+			break
+		}
+		total, serving = t, s
+	}
 	body, err := c.get(ctx, "/heap?gc=1&debug=1", answerTimeout)
 	if err != nil {
 		return Retained{}, err
@@ -34,16 +61,15 @@ func (c *Client) Retained(ctx context.Context) (Retained, error) {
 	if err != nil {
 		return Retained{}, err
 	}
-	body, err = c.get(ctx, "/goroutine?debug=1", answerTimeout)
-	if err != nil {
-		return Retained{}, err
-	}
-	total, serving, err := parseGoroutines(body)
-	if err != nil {
-		return Retained{}, err
-	}
 	return Retained{Goroutines: total - serving, Connections: serving, HeapLiveBytes: ms.HeapAlloc}, nil
 }
+
+// settleGap and settleReads bound the wait for a steady goroutine count:
+// at most a second.
+const (
+	settleGap   = 100 * time.Millisecond
+	settleReads = 10
+)
 
 // servingFrame is the frame at the bottom of every goroutine net/http
 // runs for one inbound connection, idle or busy with a request (this

@@ -178,18 +178,21 @@ func Default() *Config {
 		Target:    "local",
 		Load: LoadSpec{
 			Rate:     500,
-			Warmup:   Duration(3 * time.Second),
-			Duration: Duration(10 * time.Second),
+			Warmup:   Duration(2 * time.Second),
+			Duration: Duration(5 * time.Second),
 			Timeout:  Duration(2 * time.Second),
 			Requests: []Request{{Method: "GET", Path: "/"}},
 		},
-		Experiment:    "duet",
-		Pairs:         10,
-		MaxPairs:      20,
+		Experiment: "duet",
+		// From the simulations of docs/statistics.md at the per-round noise
+		// a duet measures (docs/benchmarks.md): 14 rounds catch +5% CPU in
+		// every gate and could detect ~1.8%; most gates stop there.
+		Pairs:         14,
+		MaxPairs:      28,
 		Profiles:      append([]string(nil), Profiles...),
 		ProfileRounds: 3,
 		Gate: Gate{
-			CPU:    0.10,
+			CPU:    0.015,
 			Allocs: 0.02,
 			Bytes:  0.03,
 			Errors: 0.001,

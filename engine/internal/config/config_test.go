@@ -183,7 +183,11 @@ func TestDesignExample(t *testing.T) {
 	want := Default()
 	want.Service.Package = "./cmd/server"
 	want.Service.Args = []string{"-addr", "{addr}"}
-	want.MaxPairs = want.Pairs // a single number fixes the rounds
+	// The example spells out values that are not the defaults; a single
+	// pairs number fixes the rounds.
+	want.Load.Warmup, want.Load.Duration = Duration(3*time.Second), Duration(10*time.Second)
+	want.Pairs, want.MaxPairs = 10, 10
+	want.Gate.CPU = 0.10
 	want.Load.Requests = []Request{
 		{Method: "GET", Path: "/search?q=alpha"},
 		{Method: "POST", Path: "/order", Headers: map[string]string{"Content-Type": "application/json"}, Body: `{"id":1,"qty":2}`},
@@ -204,14 +208,14 @@ func TestDefaults(t *testing.T) {
 			Ready: "/healthz", Pprof: "/debug/pprof", ReadyTimeout: Duration(30 * time.Second)},
 		Resources: Resources{CPU: 1000, Memory: 256 << 20},
 		Target:    "local",
-		Load: LoadSpec{Rate: 500, Warmup: Duration(3 * time.Second), Duration: Duration(10 * time.Second),
+		Load: LoadSpec{Rate: 500, Warmup: Duration(2 * time.Second), Duration: Duration(5 * time.Second),
 			Timeout: Duration(2 * time.Second), Requests: []Request{{Method: "GET", Path: "/"}}},
 		Experiment:    "duet",
-		Pairs:         10,
-		MaxPairs:      20,
+		Pairs:         14,
+		MaxPairs:      28,
 		Profiles:      []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"},
 		ProfileRounds: 3,
-		Gate:          Gate{CPU: 0.10, Allocs: 0.02, Bytes: 0.03, Errors: 0.001, Goroutines: 1, Heap: 64 << 10, Alpha: 0.01},
+		Gate:          Gate{CPU: 0.015, Allocs: 0.02, Bytes: 0.03, Errors: 0.001, Goroutines: 1, Heap: 64 << 10, Alpha: 0.01},
 		Validity:      Validity{MinRate: 0.99, MaxErrors: 0.01, MinCPUSamples: 20, MaxGeneratorCPU: 0.90, MaxSharedCPU: 0.75},
 	}
 	if !reflect.DeepEqual(got, want) {
