@@ -76,7 +76,13 @@ func TestSIGTERMMidRunCleansUpAndKeepsResults(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Complete || rep.Verdict != "error" || !strings.Contains(rep.Reason, "interrupted") || len(rep.Runs) != 1 {
+	// The interrupted duet round is kept: both its runs, marked invalid.
+	if rep.Complete || rep.Verdict != "error" || !strings.Contains(rep.Reason, "interrupted") || len(rep.Runs) != 2 {
 		t.Errorf("report after SIGTERM: verdict %q reason %q complete %v runs %d", rep.Verdict, rep.Reason, rep.Complete, len(rep.Runs))
+	}
+	for _, r := range rep.Runs {
+		if r.Valid || len(r.InvalidReasons) == 0 || !strings.Contains(r.InvalidReasons[0], "interrupted") {
+			t.Errorf("run %s/%d after SIGTERM: valid %v, reasons %v; want invalid, interrupted", r.Side, r.Pair, r.Valid, r.InvalidReasons)
+		}
 	}
 }
