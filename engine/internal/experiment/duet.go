@@ -92,29 +92,28 @@ func judgeDuet(cfg *config.Config, runs []report.Run, serviceCPUs int) {
 	}
 	base.Duet.SharedCPUBusy = shared / capacity
 	head.Duet.SharedCPUBusy = base.Duet.SharedCPUBusy
-	var reasons []string
-	switch {
-	case !base.Valid && !head.Valid:
-	case !base.Valid:
-		reasons = append(reasons, "the base side of this round is invalid: "+base.InvalidReasons[0])
-	case !head.Valid:
-		reasons = append(reasons, "the head side of this round is invalid: "+head.InvalidReasons[0])
-	}
+	// What makes the round unfair applies to both sides.
+	var round []string
 	if limit := float64(cfg.Validity.MaxSharedCPU); base.Duet.SharedCPUBusy > limit {
-		reasons = append(reasons, fmt.Sprintf(
+		round = append(round, fmt.Sprintf(
 			"the shared CPUs were too busy for a fair duet: base and head together used %.2f of %g cores (%.0f%%, limit %s); lower load.rate or give the service more CPUs (resources.cpu)",
 			shared, capacity, 100*base.Duet.SharedCPUBusy, cfg.Validity.MaxSharedCPU))
 	}
 	if b, h := base.Load.Requests, head.Load.Requests; unbalanced(b, h) {
-		reasons = append(reasons, fmt.Sprintf("the duet's balance was broken: base was sent %d requests and head %d in the same window", b, h))
+		round = append(round, fmt.Sprintf("the duet's balance was broken: base was sent %d requests and head %d in the same window", b, h))
+	}
+	// A side is only compared with its partner of the same round.
+	partnerInvalid := map[*report.Run]string{}
+	for _, pair := range [][2]*report.Run{{base, head}, {head, base}} {
+		if r, other := pair[0], pair[1]; r.Valid && !other.Valid {
+			partnerInvalid[r] = fmt.Sprintf("the %s side of this round is invalid: %s", other.Side, other.InvalidReasons[0])
+		}
 	}
 	for _, r := range []*report.Run{base, head} {
-		for _, reason := range reasons {
-			if !r.Valid && reason == "the "+r.Side+" side of this round is invalid: "+r.InvalidReasons[0] {
-				continue
-			}
+		if reason, ok := partnerInvalid[r]; ok {
 			r.InvalidReasons = append(r.InvalidReasons, reason)
 		}
+		r.InvalidReasons = append(r.InvalidReasons, round...)
 		r.Valid = len(r.InvalidReasons) == 0
 	}
 }
