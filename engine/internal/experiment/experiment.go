@@ -55,7 +55,7 @@ type Options struct {
 	ServiceCPUs   int
 	// Enough is asked after every valid round (pair) from the minimum on
 	// (Config.Pairs) whether the runs so far decide the gate; nil runs
-	// exactly Config.Pairs valid ones. Config.MaxPairs bounds the rest.
+	// the maximum (Config.MaxPairs, at least Config.Pairs) valid ones.
 	Enough func(runs []report.Run) bool
 	// Progress receives one line per run.
 	Progress io.Writer
