@@ -126,7 +126,7 @@ describe('the action on a pull request with a planted regression', () => {
     expect(comments).toHaveLength(1)
     expect(comments[0].body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')
     expect(comments[0].body).toContain('perfgate: regression')
-    expect(comments[0].body).toMatch(/\| allocs allocs\/req \|[^\n]*🔴 regression/)
+    expect(comments[0].body).toMatch(/\| allocs \| [^\n]*🔴 regression/)
     expect(comments[0].body).toContain('--config perfgate.yml --base')
     expect(git(workspace, 'status', '--porcelain')).toBe('')
     expect(gh.count('issues/create-comment')).toBe(1)
