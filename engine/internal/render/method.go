@@ -212,7 +212,8 @@ func roundsOf(runs []report.Run) []round {
 	for i := range runs {
 		run := &runs[i]
 		side := metric.SideOf(*run)
-		if side != metric.Base && side != metric.Head {
+		// A duet's profile rounds are not compared: profiling biases them.
+		if (side != metric.Base && side != metric.Head) || run.ProfileRound {
 			continue
 		}
 		r := byNumber[run.Pair]

@@ -124,3 +124,17 @@ func TestLatencyNote(t *testing.T) {
 		t.Errorf("a duet that shows no latency: %q", got)
 	}
 }
+
+// A duet's profile rounds are not compared: the sentence and the round
+// charts count the gating rounds alone.
+func TestMethodLeavesOutProfileRounds(t *testing.T) {
+	rep := pairsReport("duet", []float64{1.01, 1.02, 1.00, 1.01, 0.80}, nil)
+	for i := range rep.Runs {
+		rep.Runs[i].ProfileRound = rep.Runs[i].Pair == 5
+	}
+	rep.Metrics = []report.Metric{{Name: "cpu", Unit: "µs/req", Scale: "relative", Threshold: 0.01, Pairs: 4, Detectable: ptr(0.012), Gates: true}}
+	want := "Measured as a duet: 4 rounds of 10s (base and head at the same time on the same CPUs), per-round spread 0.8%, could detect ≥ 1.2% CPU/request."
+	if got := Method(rep); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
