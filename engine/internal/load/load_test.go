@@ -250,9 +250,10 @@ func TestGeneratorReusesConnections(t *testing.T) {
 	// A fresh pool would send none of the second attack's requests over
 	// the first attack's connections and open its own. Allow a few stray
 	// new connections (requests that found every pooled one busy: 3 when
-	// the whole unit-test suite ran beside a duet benchmark), but most
-	// requests must reuse the first attack's.
-	if second == 0 || 2*reused < second || newInSecond > 3 {
+	// the whole unit-test suite ran beside a duet benchmark), and count
+	// connections, not requests: a stray one can carry most of the
+	// requests after it (62 of 100 in one CI run).
+	if second == 0 || reused == 0 || newInSecond > 3 {
 		t.Errorf("%d of the second attack's %d requests went over connections from the first (%d new connections in the second)", reused, second, newInSecond)
 	}
 	if len(opened) > 10 {
