@@ -13,6 +13,7 @@
 # Gates per plant (default, FULL=1 in brackets); the patches are in
 # examples/regressions/ and power/, applied to a copy of examples/service:
 #   AA      4 [20]  aa              no patch
+#   NEAR    0 [10]  cpu-near        power/cpu-near.patch, near "could detect" (~1.8%)
 #   CPU2    2 [20]  cpu-2           power/cpu-2.patch, +2% CPU/request
 #   CPU5    4 [20]  cpu-5           power/cpu-5.patch, +5%
 #   CPU10   2 [10]  cpu-10          power/cpu-10.patch, +10%
@@ -49,9 +50,10 @@ pick() { # variable default full-default
   if [ -n "$v" ]; then echo "$v"; elif [ "$full" = 1 ]; then echo "$3"; else echo "$2"; fi
 }
 
-plants=(aa cpu-2 cpu-5 cpu-10 alloc-1 goroutine-leak heap-retain)
+plants=(aa cpu-near cpu-2 cpu-5 cpu-10 alloc-1 goroutine-leak heap-retain)
 declare -A count patch
 count[aa]=$(pick AA 4 20)
+count[cpu-near]=$(pick NEAR 0 10)
 count[cpu-2]=$(pick CPU2 2 20)
 count[cpu-5]=$(pick CPU5 4 20)
 count[cpu-10]=$(pick CPU10 2 10)
@@ -59,6 +61,7 @@ count[alloc-1]=$(pick ALLOC1 2 10)
 count[goroutine-leak]=$(pick LEAK 2 10)
 count[heap-retain]=$(pick HEAP 2 10)
 patch[aa]=
+patch[cpu-near]=$root/examples/regressions/power/cpu-near.patch
 patch[cpu-2]=$root/examples/regressions/power/cpu-2.patch
 patch[cpu-5]=$root/examples/regressions/power/cpu-5.patch
 patch[cpu-10]=$root/examples/regressions/power/cpu-10.patch
