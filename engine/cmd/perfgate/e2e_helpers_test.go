@@ -83,6 +83,8 @@ profile_rounds: 1
 gate:
   alpha: 0.1
   cpu: 100%%
+  # 400 requests a window: see testdata/decisive-experiment.yml.
+  heap: 256Ki
 validity:
   # A 2 s window of this light mix holds ~15 CPU samples.
   min_cpu_samples: 5
