@@ -143,13 +143,9 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 	valid, invalidInARow := 0, 0
 	for round := 1; round <= attempts && valid < maxValid; round++ {
 		unit, err := measureUnit(ctx, o, round, false, rng, bins)
-		for _, r := range unit {
-			r.Order = len(runs) + 1
-			runs = append(runs, r)
-			fmt.Fprintln(o.Progress, progressLine(r, valid, maxValid))
-			if recErr := o.Record(r); recErr != nil {
-				return runs, fmt.Errorf("record run: %w", recErr)
-			}
+		var recErr error
+		if runs, recErr = keep(o, runs, unit, valid, maxValid); recErr != nil {
+			return runs, recErr
 		}
 		if err != nil {
 			return runs, err
@@ -193,13 +189,9 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 	}
 	for round := first; round < first+o.Config.ProfileRounds; round++ {
 		unit, err := measureUnit(ctx, o, round, true, rng, bins)
-		for _, r := range unit {
-			r.Order = len(runs) + 1
-			runs = append(runs, r)
-			fmt.Fprintln(o.Progress, progressLine(r, 0, 0))
-			if recErr := o.Record(r); recErr != nil {
-				return runs, fmt.Errorf("record run: %w", recErr)
-			}
+		var recErr error
+		if runs, recErr = keep(o, runs, unit, 0, 0); recErr != nil {
+			return runs, recErr
 		}
 		if err != nil || ctx.Err() != nil {
 			return runs, errors.Join(err, ctx.Err())
@@ -226,7 +218,7 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 	}
 	var unit []report.Run
 	for _, side := range order {
-		r, err := measure(ctx, o, side, round, 0)
+		r, err := measure(ctx, o, side, round)
 		if r.Side != "" {
 			unit = append(unit, r)
 		}
@@ -235,6 +227,21 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 		}
 	}
 	return unit, nil
+}
+
+// keep appends the unit's runs to runs, numbering them in the order
+// measured, prints each, and hands each to o.Record at once, so results
+// are on disk before anything later can fail.
+func keep(o Options, runs, unit []report.Run, validBefore, maxValid int) ([]report.Run, error) {
+	for _, r := range unit {
+		r.Order = len(runs) + 1
+		runs = append(runs, r)
+		fmt.Fprintln(o.Progress, progressLine(r, validBefore, maxValid))
+		if err := o.Record(r); err != nil {
+			return runs, fmt.Errorf("record run: %w", err)
+		}
+	}
+	return runs, nil
 }
 
 // firstInvalid is the first invalid run of a round (pair), or nil.
@@ -255,12 +262,11 @@ func runFixed(ctx context.Context, o Options) ([]report.Run, error) {
 	order := runOrder(o)
 	for pair, sides := range order {
 		for _, side := range sides {
-			r, err := measure(ctx, o, side, pair+1, len(runs)+1)
+			r, err := measure(ctx, o, side, pair+1)
 			if r.Side != "" {
-				runs = append(runs, r)
-				fmt.Fprintln(o.Progress, progressLine(r, pair, len(order)))
-				if recErr := o.Record(r); recErr != nil {
-					return runs, fmt.Errorf("record run: %w", recErr)
+				var recErr error
+				if runs, recErr = keep(o, runs, []report.Run{r}, pair, len(order)); recErr != nil {
+					return runs, recErr
 				}
 			}
 			if err != nil {

@@ -27,8 +27,8 @@ const profileLead = 700 * time.Millisecond
 // measure runs one fresh process of side: start, warm up, measure one
 // window while capturing profiles and counters, stop. The returned run is
 // recorded even when err is set (unless its Side is empty).
-func measure(ctx context.Context, o Options, side string, pair, order int) (report.Run, error) {
-	r := report.Run{Side: side, Pair: pair, Order: order, Started: time.Now(), Dir: runDir(side, pair)}
+func measure(ctx context.Context, o Options, side string, pair int) (report.Run, error) {
+	r := report.Run{Side: side, Pair: pair, Started: time.Now(), Dir: runDir(side, pair)}
 	p, err := startProbe(ctx, o, &r)
 	if err != nil {
 		if r.InvalidReasons == nil {
