@@ -177,8 +177,8 @@ describe('a cancelled job', () => {
     const { output, artifacts } = await runAction({
       name: 'cancel',
       onOutput: (out) => {
-        // Once the first run is measured, cancel like the runner does: SIGINT to the action's node process.
-        if (cancelled || !/\[1\/\d+\] pair 1/.test(out)) return
+        // Once the first duet round is measured, cancel like the runner does: SIGINT to the action's node process.
+        if (cancelled || !/\] round 1 (base|head) /.test(out)) return
         cancelled = true
         const engine = execFileSync('pgrep', ['-f', '-n', 'perfgate gate --config'], { encoding: 'utf8' }).trim()
         const parent = Number(readFileSync(`/proc/${engine}/stat`, 'utf8').split(') ')[1].split(' ')[1])
