@@ -152,7 +152,7 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, attack fun
 			return err
 		}
 	}
-	capture := ms(time.Since(t))
+	captureMs := ms(time.Since(t))
 	var outs []*os.File
 	for _, p := range probes {
 		f, err := os.Create(filepath.Join(p.dir, "results.bin"))
@@ -189,10 +189,10 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, attack fun
 	for _, p := range probes {
 		p.collectProfiles(ctx)
 	}
-	capture += ms(time.Since(t))
+	captureMs += ms(time.Since(t))
 	for _, p := range probes {
 		p.r.Timing.WindowMs = windowMs
-		p.r.Timing.CaptureMs += capture
+		p.r.Timing.CaptureMs += captureMs
 	}
 	return ctx.Err()
 }
