@@ -149,7 +149,10 @@ func (g *Group) Stats() (Stats, error) {
 	return g.statsV1()
 }
 
-// Pids lists the processes still in the group.
+// Pids lists the processes still in the group that this PID namespace can
+// name. The kernel lists a member of another PID namespace (a container's
+// process seen from outside it, or ours seen from inside) as 0; it is left
+// out, because kill(0) would signal perfgate's own process group.
 func (g *Group) Pids() []int {
 	seen := map[int]bool{}
 	var pids []int
@@ -160,7 +163,7 @@ func (g *Group) Pids() []int {
 		}
 		for _, field := range strings.Fields(string(data)) {
 			var pid int
-			if _, err := fmt.Sscan(field, &pid); err == nil && !seen[pid] {
+			if _, err := fmt.Sscan(field, &pid); err == nil && pid > 0 && !seen[pid] {
 				seen[pid] = true
 				pids = append(pids, pid)
 			}

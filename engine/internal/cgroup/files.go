@@ -46,7 +46,15 @@ func readKeyed(dir, name string) (map[string]int64, error) {
 	return values, scanner.Err()
 }
 
-func killPid(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+// killPid kills one process. A pid of 0 or below names a process group
+// (kill(0) is perfgate's own, kill(-1) every process it may signal), never
+// one process, and is refused.
+func killPid(pid int) error {
+	if pid <= 0 {
+		return fmt.Errorf("refusing to kill pid %d: it names a process group, not a process", pid)
+	}
+	return syscall.Kill(pid, syscall.SIGKILL)
+}
 
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
