@@ -33,7 +33,7 @@ echo "==> perfgate gate (results in ${out#$root/})"
 set +e
 "$work/perfgate" gate \
   --config "$root/examples/perfgate.yml" \
-  --base "$root/examples/service" \
+  --base-dir "$root/examples/service" \
   --head "$work/head" \
   --out "$out"
 code=$?

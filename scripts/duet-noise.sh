@@ -36,7 +36,7 @@ for variant in "${variants[@]}"; do
       -e "s/^profiles: .*/profiles: $profiles/" \
       "$root/examples/perfgate.yml" > "$work/perfgate.yml"
   rm -rf "$work/out"
-  "$work/perfgate" gate --config "$work/perfgate.yml" --base "$root/examples/service" \
+  "$work/perfgate" gate --config "$work/perfgate.yml" --base-dir "$root/examples/service" \
     --head "$root/examples/service" --out "$work/out" >/dev/null 2>&1 || true
   python3 "$root/scripts/rounds.py" --label "$variant" "$work/out/report.json"
 done

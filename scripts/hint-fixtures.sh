@@ -61,7 +61,7 @@ for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-loc
   cp -r "$root/examples/service" "$work/head"
   if [ "$name" != aa ]; then (cd "$work/head" && git apply "$root/examples/regressions/$name.patch"); fi
   echo "==> $name"
-  "$work/perfgate" gate --config "$work/perfgate.yml" --base "$root/examples/service" --head "$work/head" --out "$work/out" >/dev/null || true
+  "$work/perfgate" gate --config "$work/perfgate.yml" --base-dir "$root/examples/service" --head "$work/head" --out "$work/out" >/dev/null || true
   dst="$root/engine/internal/hints/testdata/$name"
   rm -rf "$dst" && mkdir -p "$dst"
   cp "$work/out/report.json" "$dst/"

@@ -139,7 +139,7 @@ gate() { # plant
   mkdir -p "$dir"
   start=$(date +%s.%N)
   set +e
-  "$perfgate" gate --config "$config" --base "$work/base" --head "$work/head" --out "$work/out" >"$dir/gate.log" 2>&1
+  "$perfgate" gate --config "$config" --base-dir "$work/base" --head "$work/head" --out "$work/out" >"$dir/gate.log" 2>&1
   code=$?
   set -e
   end=$(date +%s.%N)

@@ -109,12 +109,17 @@ type gateResult struct {
 }
 
 // runGateCommand runs perfgate gate with extra flags (e.g. --target) and
-// reads the report it wrote.
+// reads the report it wrote. An absolute base is a directory (--base-dir),
+// anything else a git revision (--base).
 func runGateCommand(t *testing.T, configPath, base, head string, extra ...string) gateResult {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "results")
 	var stdout, stderr bytes.Buffer
-	args := append([]string{"gate", "--config", configPath, "--base", base, "--head", head, "--out", out}, extra...)
+	baseFlag := "--base"
+	if filepath.IsAbs(base) {
+		baseFlag = "--base-dir"
+	}
+	args := append([]string{"gate", "--config", configPath, baseFlag, base, "--head", head, "--out", out}, extra...)
 	code := run(context.Background(), args, &stdout, &stderr)
 	g := gateResult{code: code, stdout: stdout.String(), stderr: stderr.String(), out: out}
 	if data, err := os.ReadFile(filepath.Join(out, "report.json")); err == nil {

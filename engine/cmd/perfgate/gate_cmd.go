@@ -15,7 +15,8 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	o := gate.Options{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "gate"}, args...)}
 	fs.StringVar(&o.ConfigPath, "config", "perfgate.yml", "perfgate.yml of the service")
-	fs.StringVar(&o.Base, "base", "", "base: a directory, or a git ref of the repository at --head")
+	fs.StringVar(&o.Base, "base", "", "base: a git revision (commit, branch or tag) of the repository at --head")
+	fs.StringVar(&o.BaseDir, "base-dir", "", "base: a directory holding the base's source, instead of --base")
 	fs.StringVar(&o.Head, "head", ".", "head: the directory of the pull request's checkout")
 	fs.StringVar(&o.Out, "out", "results", "results directory")
 	targetFlag(fs, &o.Target)
@@ -23,8 +24,8 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !parseFlags(fs, args, stderr) || !checkTarget("gate", o.Target, stderr) {
 		return gate.ExitConfig
 	}
-	if o.Base == "" {
-		fmt.Fprintln(stderr, "perfgate gate: --base is required: a directory, or a git ref such as origin/main")
+	if (o.Base == "") == (o.BaseDir == "") {
+		fmt.Fprintf(stderr, "perfgate gate: give exactly one of --base (a git revision such as origin/main; got %q) and --base-dir (a directory; got %q)\n", o.Base, o.BaseDir)
 		return gate.ExitConfig
 	}
 	if *seed != "" {

@@ -17,7 +17,8 @@ func TestGateFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--base", "main", "--target", "lambda"}, `--target "lambda" is not a target; use one of local, docker, kind, kubernetes`},
-		{[]string{"--head", "."}, "--base is required"},
+		{[]string{"--head", "."}, `give exactly one of --base (a git revision such as origin/main; got "") and --base-dir (a directory; got "")`},
+		{[]string{"--base", "main", "--base-dir", "old"}, `give exactly one of --base (a git revision such as origin/main; got "main") and --base-dir (a directory; got "old")`},
 		{[]string{"--base", "main", "--seed", "x1"}, `--seed "x1" is not an unsigned integer`},
 	} {
 		var stdout, stderr bytes.Buffer

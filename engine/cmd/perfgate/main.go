@@ -18,7 +18,7 @@ import (
 const usage = `perfgate gates pull requests on the performance of Go HTTP services.
 
 Usage:
-  perfgate gate --config perfgate.yml --base <dir|git-ref> --head <dir> --out results/ [--seed N]
+  perfgate gate --config perfgate.yml --base <git-rev> | --base-dir <dir> --head <dir> --out results/ [--seed N]
   perfgate run --config perfgate.yml --src <dir> --label <name> --out results/   (one tree alone, e.g. nightly on main)
   perfgate compare --out results/ [--config perfgate.yml]
   perfgate report --in results/report.json [--format md|html|json]

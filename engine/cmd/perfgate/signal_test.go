@@ -26,7 +26,7 @@ func TestSIGTERMMidRunCleansUpAndKeepsResults(t *testing.T) {
 	cfg := writeConfig(t, strings.Replace(fmt.Sprintf(shortExperiment, "30s", "256Mi"), "duration: 2s", "duration: 30s", 1))
 	out := filepath.Join(t.TempDir(), "results")
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "gate", "--config", cfg, "--base", exampleService(t), "--head", regressedHead(t, ""), "--out", out)
+	cmd := exec.Command(bin, "gate", "--config", cfg, "--base-dir", exampleService(t), "--head", regressedHead(t, ""), "--out", out)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -61,10 +61,51 @@ func TestBaseAsGitRefBuildsInATemporaryWorktree(t *testing.T) {
 	}
 }
 
-func TestBaseThatIsNeitherDirNorRef(t *testing.T) {
+func TestBaseThatIsNotARevision(t *testing.T) {
 	top := repoWithService(t)
 	_, err := ResolveBase(context.Background(), "no-such-branch", filepath.Join(top, "svc"))
-	if err == nil || !strings.Contains(err.Error(), `"no-such-branch" is neither a directory nor a commit`) {
+	if err == nil || !strings.Contains(err.Error(), `--base "no-such-branch" is not a commit, branch or tag`) || !strings.Contains(err.Error(), "--base-dir") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A pull request can add a directory named after the merge base's SHA (or
+// a branch); --base must still build the revision, never that directory.
+func TestBaseRevisionIsNeverADirectoryOfTheSameName(t *testing.T) {
+	top := repoWithService(t)
+	sha := strings.TrimSpace(run(t, top, "git", "rev-parse", "v1"))
+	for _, rev := range []string{sha, "v1"} {
+		t.Run(rev, func(t *testing.T) {
+			cwd := t.TempDir()
+			write(t, filepath.Join(cwd, rev, "go.mod"), "module example.com/planted\n")
+			t.Chdir(cwd)
+			base, err := ResolveBase(context.Background(), rev, filepath.Join(top, "svc"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer base.Cleanup()
+			if base.Commit != sha || !strings.HasSuffix(base.Dir, "/tree/svc") {
+				t.Fatalf("--base %s resolved to %+v, want the worktree of commit %s", rev, base, sha)
+			}
+		})
+	}
+}
+
+func TestBaseDirMustBeADirectory(t *testing.T) {
+	dir := t.TempDir()
+	if b, err := BaseDir(dir); err != nil || b.Dir != dir || b.Commit != "" {
+		t.Fatalf("BaseDir(%s) = %+v, %v", dir, b, err)
+	}
+	_, err := BaseDir(filepath.Join(dir, "missing"))
+	if err == nil || !strings.Contains(err.Error(), "--base-dir") || !strings.Contains(err.Error(), "is not a directory") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestBaseRefusesAnOptionLikeRevision(t *testing.T) {
+	top := repoWithService(t)
+	_, err := ResolveBase(context.Background(), "--output=/tmp/x", filepath.Join(top, "svc"))
+	if err == nil || !strings.Contains(err.Error(), `starts with "-"`) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -9,13 +9,15 @@ import (
 	"strings"
 )
 
-// Base is the resolved --base: a directory to build, and how to remove it
-// when it is a temporary worktree.
+// Base is the resolved base tree (--base or --base-dir): a directory to
+// build, and how to remove it when it is a temporary worktree.
 type Base struct {
 	Dir string
-	// Ref and Commit are set when --base named a git ref.
+	// Ref and Commit are set when --base named a git revision; Top is
+	// then the repository it was resolved in.
 	Ref    string
 	Commit string
+	Top    string
 	remove func() error
 }
 
@@ -27,22 +29,32 @@ func (b *Base) Cleanup() error {
 	return b.remove()
 }
 
-// ResolveBase turns --base into a tree: an existing directory is used as
-// is; anything else must be a git ref of the repository that holds head,
-// checked out (detached) as a temporary worktree. The tree returned is the
-// worktree's counterpart of head's directory, so a service in a
-// subdirectory of its repository works.
-func ResolveBase(ctx context.Context, base, head string) (*Base, error) {
-	if info, err := os.Stat(base); err == nil && info.IsDir() {
-		return &Base{Dir: base}, nil
+// BaseDir is --base-dir: a directory built as it is. It is a separate flag
+// from --base so that a revision is never mistaken for a directory of the
+// same name (a pull request could add one named after the merge base).
+func BaseDir(dir string) (*Base, error) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("--base-dir %q is not a directory; pass the checkout of the base, or a git revision with --base", dir)
+	}
+	return &Base{Dir: dir}, nil
+}
+
+// ResolveBase turns --base, a git revision (commit, branch or tag) of the
+// repository that holds head, into a tree: the commit checked out
+// (detached) as a temporary worktree. It never looks for a directory of
+// that name. The tree returned is the worktree's counterpart of head's
+// directory, so a service in a subdirectory of its repository works.
+func ResolveBase(ctx context.Context, rev, head string) (*Base, error) {
+	if strings.HasPrefix(rev, "-") {
+		return nil, fmt.Errorf("--base %q starts with \"-\", which git would read as an option; pass a commit, branch or tag", rev)
 	}
 	top, err := git(ctx, head, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, fmt.Errorf("--base %q is not a directory, and --head %s is not inside a git repository to resolve it as a ref in", base, head)
+		return nil, fmt.Errorf("--base %q is a git revision, but --head %s is not inside a git repository to resolve it in; pass the base's checkout with --base-dir instead", rev, head)
 	}
-	commit, err := git(ctx, top, "rev-parse", "--verify", "--quiet", base+"^{commit}")
+	commit, err := git(ctx, top, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
-		return nil, fmt.Errorf("--base %q is neither a directory nor a commit, branch or tag of the repository at %s; fetch it first (git fetch origin %s) or pass a directory", base, top, base)
+		return nil, fmt.Errorf("--base %q is not a commit, branch or tag of the repository at %s; fetch it first (git fetch origin %s), or pass a directory with --base-dir", rev, top, rev)
 	}
 	absHead, err := filepath.Abs(head)
 	if err != nil {
@@ -61,7 +73,7 @@ func ResolveBase(ctx context.Context, base, head string) (*Base, error) {
 	worktree := filepath.Join(tmp, "tree")
 	if _, err := git(ctx, top, "worktree", "add", "--detach", worktree, commit); err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("check out --base %s as a worktree: %w", base, err)
+		return nil, fmt.Errorf("check out --base %s as a worktree: %w", rev, err)
 	}
 	remove := func() error {
 		// A fresh context: cleanup must also run after cancellation.
@@ -69,7 +81,7 @@ func ResolveBase(ctx context.Context, base, head string) (*Base, error) {
 		os.RemoveAll(tmp)
 		return err
 	}
-	return &Base{Dir: filepath.Join(worktree, sub), Ref: base, Commit: commit, remove: remove}, nil
+	return &Base{Dir: filepath.Join(worktree, sub), Ref: rev, Commit: commit, Top: realTop, remove: remove}, nil
 }
 
 // gitRevision is the commit checked out in dir and whether it has

@@ -21,9 +21,12 @@ import (
 // Options are the flags of `perfgate gate`.
 type Options struct {
 	ConfigPath string
-	Base       string // directory or git ref
-	Head       string // directory
-	Out        string
+	// Base is a git revision of head's repository; BaseDir a directory.
+	// Exactly one is set: a revision is never looked up as a directory.
+	Base    string
+	BaseDir string
+	Head    string // directory
+	Out     string
 	// Target overrides the config's target when set (the Action's target input).
 	Target string
 	// Seed replays a run order; nil picks a fresh one.
@@ -62,7 +65,7 @@ func (g *invocation) gate(ctx context.Context, o Options) error {
 	if err := g.begin(ctx); err != nil {
 		return err
 	}
-	base, err := build.ResolveBase(ctx, o.Base, o.Head)
+	base, err := resolveBase(ctx, o)
 	if err != nil {
 		return &ConfigError{Err: err}
 	}
@@ -80,4 +83,13 @@ func (g *invocation) gate(ctx context.Context, o Options) error {
 	}
 	defer os.RemoveAll(filepath.Dir(binaries[experiment.Base]))
 	return g.measure(ctx, binaries, "")
+}
+
+// resolveBase is --base (a revision, checked out as a worktree) or
+// --base-dir (a directory as it is).
+func resolveBase(ctx context.Context, o Options) (*build.Base, error) {
+	if o.BaseDir != "" {
+		return build.BaseDir(o.BaseDir)
+	}
+	return build.ResolveBase(ctx, o.Base, o.Head)
 }
