@@ -41,7 +41,11 @@ echo "==> engine: kubernetes target and end-to-end gates of the example service"
 # test binary itself into the cluster as the load generator's FROM-scratch
 # image, and in the other gates the load generator runs in the test
 # process, where the race detector's overhead would distort the load.
-(cd "$root/engine" && CGO_ENABLED=0 go test -count=1 -timeout 40m ./internal/target/kubernetes ./cmd/perfgate)
+# One package at a time (-p 1): both use the one cluster, and each test's
+# check that nothing of its run is left in the cluster would otherwise see
+# the other package's live objects (and the gates would share the CPUs with
+# the other package's pods).
+(cd "$root/engine" && CGO_ENABLED=0 go test -p 1 -count=1 -timeout 40m ./internal/target/kubernetes ./cmd/perfgate)
 
 echo "==> example service"
 (cd "$root/examples/service" && go vet ./... && go test -race -count=1 ./...)
