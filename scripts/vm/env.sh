@@ -1,0 +1,48 @@
+# shellcheck shell=bash disable=SC2034 # the names are used by the scripts that source this file
+# Names and paths of the runner-like VM, shared by build.sh, up.sh, run.sh
+# and down.sh (sourced, not run). What is worth keeping across boots (the
+# root file system image, its kernel, the SSH key) lives in $cache; what one
+# boot writes (the disk overlay, the console log, the pid and port) in $state.
+
+cache=${PERFGATE_VM_CACHE:-/var/cache/perfgate-vm}
+state=${PERFGATE_VM_STATE:-/var/lib/perfgate-vm}
+suite=bookworm
+image=$cache/rootfs.ext4 # the root file system, read-only base of every boot
+kernel=$cache/vmlinuz    # Debian's cloud kernel from the image: virtio and ext4 built in
+key=$cache/id_ed25519    # the host's key for runner@vm
+stamp=$cache/stamp       # what the cached image was built from
+overlay=$state/overlay.qcow2
+console=$state/console.log
+pidfile=$state/qemu.pid
+portfile=$state/ssh.port
+accelfile=$state/accel
+# Where run.sh and the suite find the checkout inside the VM, owned by runner
+# like actions/checkout's $GITHUB_WORKSPACE.
+guest_checkout=/home/runner/work/perfgate/perfgate
+
+log() { echo "vm: $*" >&2; }
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ]
+}
+
+# qemu_pid prints the pid of this VM's qemu if it still runs.
+qemu_pid() {
+  local pid
+  pid=$(cat "$pidfile" 2>/dev/null) || return 1
+  [ -n "$pid" ] && alive "$pid" || return 1
+  [[ $(tr '\0' ' ' <"/proc/$pid/cmdline") == *"$overlay"* ]] || return 1
+  echo "$pid"
+}
+
+# ssh_vm ARGS...: ssh to runner@ the VM, bound to loopback only, no host key
+# bookkeeping (the VM is rebuilt from the cache at every boot).
+ssh_vm() {
+  ssh -q -i "$key" -p "$(cat "$portfile")" -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=5 \
+    -o ServerAliveInterval=15 -o ServerAliveCountMax=8 runner@127.0.0.1 "$@"
+}
