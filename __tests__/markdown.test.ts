@@ -9,6 +9,17 @@ describe('escapeMarkdown', () => {
     expect(out).toContain('&lt;img')
   })
 
+  it('removes every format character (Unicode category Cf)', () => {
+    const format = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u200E', '\u200F', '\u061C',
+      '\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u{E0041}']
+    for (const ch of format) {
+      expect(ch).toMatch(/^\p{Cf}$/u)
+      expect(escapeMarkdown(`main${ch}handle`)).toBe('mainhandle')
+    }
+    // Removed characters do not use up the limit.
+    expect(escapeMarkdown('a\u200B'.repeat(10), 10)).toBe('a'.repeat(10))
+  })
+
   it('cuts long text', () => {
     expect(escapeMarkdown('y'.repeat(5000), 100)).toBe('y'.repeat(100) + '…')
   })

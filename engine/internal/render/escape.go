@@ -1,7 +1,8 @@
 // Package render turns a report.json into the PR comment (Markdown). Every
 // string that came from a profile, a service or a config is untrusted: it
 // is escaped so it can neither break the layout nor mention people, link
-// issues, inject HTML or hide text with bidirectional controls.
+// issues, inject HTML or hide text with invisible or bidirectional
+// formatting characters.
 package render
 
 import (
@@ -21,8 +22,10 @@ const (
 // Text escapes an untrusted string for Markdown (also inside table cells
 // and inline HTML): HTML specials and Markdown punctuation become entities
 // or backslash escapes, @ and # cannot mention or link, newlines become
-// spaces, control and bidirectional characters become U+FFFD, and the
-// result is cut to maxText runes.
+// spaces, control characters become U+FFFD, format characters (Unicode
+// category Cf: zero-width spaces and joiners, bidirectional controls, the
+// byte order mark, soft hyphens) are removed, and the result is cut to
+// maxText runes.
 func Text(s string) string { return escape(s, true, maxText) }
 
 // Prose is Text for sentences: the same escaping, cut at maxProse runes.
@@ -39,6 +42,11 @@ func escape(s string, markdown bool, limit int) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
+		if unicode.Is(unicode.Cf, r) {
+			// Invisible: a name could otherwise look like another one, or
+			// read in an order other than the one it is written in.
+			continue
+		}
 		if n == limit {
 			b.WriteString("…")
 			break
@@ -47,7 +55,7 @@ func escape(s string, markdown bool, limit int) string {
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteByte(' ')
-		case isBidi(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
 			b.WriteRune('\uFFFD')
 		case r == '&':
 			b.WriteString("&amp;")
@@ -82,14 +90,12 @@ func Code(s string) string {
 	return "<code>" + Text(s) + "</code>"
 }
 
-// isBidi reports the Unicode bidirectional formatting characters, which can
-// make text display in an order other than the one it is read in.
-func isBidi(r rune) bool {
-	switch {
-	case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069':
-		return true
-	case r == '\u200E', r == '\u200F', r == '\u061C':
-		return true
-	}
-	return false
+// removeFormat drops the Unicode format characters (category Cf) from s.
+func removeFormat(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
 }

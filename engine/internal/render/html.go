@@ -30,10 +30,13 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 // HTML renders the self-contained report page: no request leaves it (no
 // scripts, styles or fonts from elsewhere), and html/template escapes every
 // string, including the flame graph data handed to the inline script.
+// html/template keeps Unicode format characters (category Cf, invisible
+// and bidirectional controls) in untrusted names; the page's own text has
+// none, so they are dropped from the whole page.
 func HTML(rep *report.Report) (string, error) {
 	var b strings.Builder
 	if err := page.Execute(&b, rep); err != nil {
 		return "", err
 	}
-	return b.String(), nil
+	return removeFormat(b.String()), nil
 }

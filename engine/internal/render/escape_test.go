@@ -1,0 +1,71 @@
+package render
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// formatChars are Unicode format characters (category Cf) that make text
+// look other than it reads: zero-width space, non-joiner and joiner, word
+// joiner, byte order mark, soft hyphen, the bidirectional embeddings,
+// overrides and isolates, and a tag character.
+var formatChars = []rune{
+	'\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD',
+	'\u200E', '\u200F', '\u061C',
+	'\u202A', '\u202B', '\u202C', '\u202D', '\u202E',
+	'\u2066', '\u2067', '\u2068', '\u2069',
+	'\U000E0041',
+}
+
+func TestEscapeRemovesFormatCharacters(t *testing.T) {
+	escapes := []struct {
+		name string
+		fn   func(string) string
+		want string
+	}{
+		{"Text", Text, `main\.handle`},
+		{"Prose", Prose, `main\.handle`},
+		{"HTMLText", HTMLText, "main.handle"},
+	}
+	for _, e := range escapes {
+		for _, r := range formatChars {
+			if !unicode.Is(unicode.Cf, r) {
+				t.Fatalf("%U is not a format character; the table is wrong", r)
+			}
+			got := e.fn("main." + string(r) + "handle")
+			if got != e.want {
+				t.Errorf("%s(main.%U handle) = %+q, want %q", e.name, r, got, e.want)
+			}
+		}
+	}
+}
+
+// TestEscapeLimitCountsVisibleRunes: removed characters do not use up the
+// length limit, so a name padded with them is not cut early.
+func TestEscapeLimitCountsVisibleRunes(t *testing.T) {
+	name := strings.Repeat("a\u200B", maxText)
+	if got := Text(name); got != strings.Repeat("a", maxText) {
+		t.Errorf("Text cut a name of %d visible runes: %q", maxText, got)
+	}
+}
+
+func TestHTMLRemovesFormatCharacters(t *testing.T) {
+	rep := flameReport()
+	rep.Functions = append(rep.Functions, report.Function{Profile: "cpu", Kind: "flat", Unit: "µs/req", Status: "new", Delta: 1,
+		Name: "main.\u202Eevil\u200B\uFEFF"})
+	rep.Flame["cpu"].Children[0].Children = append(rep.Flame["cpu"].Children[0].Children,
+		&report.FlameNode{Name: "main.\u2066frame\u2069", Base: 1, Head: 1})
+	rep.Warnings = append(rep.Warnings, "warning\u00AD\u2060")
+	page, err := HTML(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range page {
+		if unicode.Is(unicode.Cf, r) {
+			t.Errorf("the page contains the format character %U", r)
+		}
+	}
+}
