@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -82,6 +83,48 @@ func ResolveBase(ctx context.Context, rev, head string) (*Base, error) {
 		return err
 	}
 	return &Base{Dir: filepath.Join(worktree, sub), Ref: rev, Commit: commit, Top: realTop, remove: remove}, nil
+}
+
+// ErrNotAtBase says a file does not exist at the base revision (or lies
+// outside its repository).
+var ErrNotAtBase = errors.New("not in the base revision")
+
+// ReadAtBase reads the file at path (as named on the command line, relative
+// to the working directory) as it is in the base revision: `git show
+// <commit>:<path within the repository>`. The path is mapped lexically, so
+// a symlink the pull request added never redirects it. It returns
+// ErrNotAtBase when --base was a directory, the path is outside the
+// repository, or the file does not exist at that commit.
+func (b *Base) ReadAtBase(ctx context.Context, path string) ([]byte, string, error) {
+	if b.Commit == "" {
+		return nil, "", ErrNotAtBase
+	}
+	abs := path
+	if !filepath.IsAbs(path) {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil, "", err
+		}
+		if real, err := filepath.EvalSymlinks(cwd); err == nil {
+			cwd = real
+		}
+		abs = filepath.Join(cwd, path)
+	}
+	rel, err := filepath.Rel(b.Top, filepath.Clean(abs))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, "", fmt.Errorf("%s is outside the repository at %s: %w", path, b.Top, ErrNotAtBase)
+	}
+	rel = filepath.ToSlash(rel)
+	object := b.Commit + ":" + rel
+	if _, err := git(ctx, b.Top, "cat-file", "-e", object); err != nil {
+		return nil, rel, fmt.Errorf("%s does not exist at %s: %w", rel, b.Commit, ErrNotAtBase)
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", b.Top, "show", object)
+	data, err := cmd.Output()
+	if err != nil {
+		return nil, rel, fmt.Errorf("git show %s: %w", object, err)
+	}
+	return data, rel, nil
 }
 
 // gitRevision is the commit checked out in dir and whether it has

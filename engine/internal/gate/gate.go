@@ -74,6 +74,9 @@ func (g *invocation) gate(ctx context.Context, o Options) error {
 			fmt.Fprintf(g.stderr, "perfgate: warning: could not remove the base worktree: %v\n", err)
 		}
 	}()
+	if err := g.gateFromBase(ctx, base, o.ConfigPath); err != nil {
+		return err
+	}
 	binaries, err := g.build(ctx, []tree{
 		{side: experiment.Base, dir: base.Dir, binary: &g.rep.Build.Base},
 		{side: experiment.Head, dir: o.Head, binary: &g.rep.Build.Head},

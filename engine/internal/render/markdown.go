@@ -35,6 +35,7 @@ func Markdown(rep *report.Report) string {
 	}
 	sections := []section{
 		{name: "verdict", text: verdictSection(rep)},
+		{name: "config changes", text: configChangesSection(rep)},
 		{name: "metrics", text: metricsSection(rep), optional: true, priority: 9},
 		{name: "environment", text: environmentSection(rep), optional: true, priority: 5},
 		{name: "functions", text: functionsSection(rep), optional: true, priority: 6},

@@ -57,11 +57,16 @@ type Report struct {
 	// Experiment is the design that was run: "duet", "sequential", or
 	// "record" (one side alone). It can differ from config.experiment: a
 	// target that cannot duet runs sequential and says so in Warnings.
-	Experiment  string        `json:"experiment"`
-	Config      config.Config `json:"config"`
-	Environment Environment   `json:"environment"`
-	Build       Builds        `json:"build"`
-	Runs        []Run         `json:"runs"`
+	Experiment string        `json:"experiment"`
+	Config     config.Config `json:"config"`
+	// ConfigChanges are the keys of perfgate.yml's gate: and validity:
+	// sections that head changed from the base revision. The gate ran with
+	// the base's values (Config shows them): a pull request does not relax
+	// its own gate. Absent when nothing changed or --base was a directory.
+	ConfigChanges []ConfigChange `json:"config_changes,omitempty"`
+	Environment   Environment    `json:"environment"`
+	Build         Builds         `json:"build"`
+	Runs          []Run          `json:"runs"`
 	// Summary holds the per-side medians of the valid runs.
 	Summary []Median `json:"summary"`
 	// Metrics are the paired statistics; Functions and Hints (profile
@@ -83,6 +88,15 @@ type Report struct {
 // rather than comparing two: renderers show its medians instead of a
 // comparison.
 func (r *Report) Recording() bool { return r.Mode == ModeRecord }
+
+// ConfigChange is one gate or validity key whose value differs between the
+// base revision's perfgate.yml and head's; values are as report.json's
+// config writes them.
+type ConfigChange struct {
+	Key  string `json:"key"` // e.g. gate.cpu, validity.min_rate
+	Base string `json:"base"`
+	Head string `json:"head"`
+}
 
 // Environment is where the experiment ran.
 type Environment struct {
