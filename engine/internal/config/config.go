@@ -8,7 +8,6 @@ package config
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -216,7 +215,10 @@ func Default() *Config {
 // Load reads, defaults and validates a perfgate.yml. Every error is a
 // *Error or an errors.Join of them; Errors lists them.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
+	if tooLarge, ok := err.(*Error); ok {
+		return nil, tooLarge
+	}
 	if err != nil {
 		e := &Error{File: path, Problem: "cannot be read: " + err.Error()}
 		var pathErr *fs.PathError
@@ -234,6 +236,9 @@ func Load(path string) (*Config, error) {
 // Parse reads, defaults and validates perfgate.yml text; path is only used
 // in messages. It reports every problem, not just the first.
 func Parse(path string, data []byte) (*Config, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fileTooLarge(path, int64(len(data)))
+	}
 	d := newDiagnostics(path)
 	root := d.document(data)
 	if root == nil {

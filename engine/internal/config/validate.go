@@ -236,6 +236,7 @@ func (d *diagnostics) validateLoad(l *LoadSpec) {
 	for i, r := range l.Requests {
 		d.validateRequest(fmt.Sprintf("load.requests[%d]", i), r)
 	}
+	d.validateBodies(l.Requests)
 }
 
 func (d *diagnostics) validateRequest(f string, r Request) {
