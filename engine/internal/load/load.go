@@ -16,6 +16,13 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
+// MaxResponseBody is the most of each response body the generator reads
+// into memory; the rest is read and discarded. Nothing downstream needs a
+// body, and a service answering with huge ones must not exhaust perfgate's
+// memory (vegeta keeps a result per request in flight). Summary.BytesIn
+// counts at most this much of each response.
+const MaxResponseBody = 1 << 20
+
 // Request is one target of the round-robin request mix.
 type Request struct {
 	Method  string
@@ -128,7 +135,7 @@ func (g *Generator) AttackAll(ctx context.Context, a Attack) ([]Summary, error) 
 	)
 	cpuBefore := selfCPU()
 	wallBefore := time.Now()
-	attacker := vegeta.NewAttacker(vegeta.Client(g.client))
+	attacker := vegeta.NewAttacker(vegeta.Client(g.client), vegeta.MaxBody(MaxResponseBody))
 	results := attacker.Attack(g.targeter, pacer, d, name)
 	stop := context.AfterFunc(ctx, func() { attacker.Stop() })
 	defer stop()

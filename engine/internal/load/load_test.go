@@ -339,3 +339,32 @@ func TestSummarise(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackReadsAtMostMaxResponseBody: a service answering with bodies
+// larger than MaxResponseBody is read only that far into memory (the rest
+// is drained, so the request still succeeds on a reused connection), which
+// BytesIn shows: without the cap it would count every byte sent.
+func TestAttackReadsAtMostMaxResponseBody(t *testing.T) {
+	const sent = 3 * MaxResponseBody
+	big := bytes.Repeat([]byte("x"), sent)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(big) }))
+	t.Cleanup(srv.Close)
+	g := New(srv.URL, 10, 5*time.Second, get("/big"))
+	defer g.Close()
+	var out bytes.Buffer
+	s, err := g.Attack(context.Background(), Attack{Name: "window", Duration: time.Second, Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Requests == 0 || s.SuccessRatio != 1 {
+		t.Fatalf("requests %d, success ratio %v: want all of them answered", s.Requests, s.SuccessRatio)
+	}
+	if s.BytesIn != s.Requests*MaxResponseBody {
+		t.Errorf("BytesIn = %d for %d responses of %d bytes, want %d (MaxResponseBody each)", s.BytesIn, s.Requests, sent, s.Requests*MaxResponseBody)
+	}
+	for _, r := range decode(t, out.Bytes()) {
+		if r.BytesIn > MaxResponseBody {
+			t.Fatalf("a result read %d bytes of its body, more than %d", r.BytesIn, MaxResponseBody)
+		}
+	}
+}
