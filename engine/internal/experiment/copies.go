@@ -25,6 +25,11 @@ func newCopies() (*copies, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The unprivileged service user must reach its binary (see gate's build).
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	return &copies{dir: dir}, nil
 }
 

@@ -121,6 +121,13 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 	if err != nil {
 		return nil, err
 	}
+	// Open to every user: the service runs as an unprivileged user even
+	// when perfgate is root (privilege.ServiceUser), and must reach its
+	// binary. The binaries are the pull request's own code, no secret.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
 	binaries := map[string]string{}
 	for _, t := range trees {
 		fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)

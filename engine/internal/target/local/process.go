@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -30,6 +31,7 @@ type process struct {
 	t      *Target
 	cmd    *exec.Cmd
 	group  *cgroup.Group
+	dir    string // the service's private working directory
 	url    string
 	stdout *os.File
 	stderr *os.File
@@ -85,7 +87,11 @@ func (p *process) launch(spec target.Spec, addr string, port int) error {
 	if p.stderr, err = os.Create(filepath.Join(spec.LogDir, "stderr.log")); err != nil {
 		return err
 	}
-	shim := shimSpec{Binary: spec.Binary, CPUs: p.t.placement.Service}
+	shim := shimSpec{Binary: spec.Binary, CPUs: p.t.placement.Service, User: privilege.ServiceUser()}
+	if shim.Dir, err = privateDir(shim.User); err != nil {
+		return err
+	}
+	p.dir = shim.Dir
 	if p.t.hierarchy != nil {
 		if p.group, err = p.t.hierarchy.Create(p.t.limits); err != nil {
 			return fmt.Errorf("create the run's cgroup: %w", err)
@@ -98,7 +104,7 @@ func (p *process) launch(spec target.Spec, addr string, port int) error {
 		return err
 	}
 	p.cmd = exec.Command(self, spec.Args(addr, port)...)
-	p.cmd.Env = append(os.Environ(), spec.Env(addr, port)...)
+	p.cmd.Env = serviceEnv(os.Getenv("PATH"), p.dir, spec.Env(addr, port))
 	if p.t.userGOMAXPROCS == "" {
 		p.cmd.Env = append(p.cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", p.t.gomaxprocs))
 	}
@@ -154,6 +160,9 @@ func (p *process) Stop() target.Exit {
 			if err := p.group.Remove(); err != nil {
 				fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
 			}
+		}
+		if p.dir != "" {
+			_ = os.RemoveAll(p.dir)
 		}
 		for _, f := range []*os.File{p.stdout, p.stderr} {
 			if f != nil {

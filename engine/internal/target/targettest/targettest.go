@@ -3,6 +3,8 @@
 package targettest
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +18,13 @@ func BuildSvc(t *testing.T) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	source := filepath.Join(filepath.Dir(file), "..", "testdata", "svc")
-	bin := filepath.Join(os.TempDir(), "perfgate-test-svc-"+runtime.GOARCH)
+	src, err := os.ReadFile(filepath.Join(source, "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Named by its source, so a changed service is rebuilt, not reused.
+	sum := sha256.Sum256(src)
+	bin := filepath.Join(os.TempDir(), fmt.Sprintf("perfgate-test-svc-%s-%x", runtime.GOARCH, sum[:6]))
 	if _, err := os.Stat(bin); err != nil {
 		cmd := exec.Command("go", "build", "-o", bin, ".")
 		cmd.Dir = source
