@@ -18,6 +18,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	in := fs.String("in", "results/report.json", "report.json to render")
 	format := fs.String("format", "md", "md (the PR comment), html (the self-contained page) or json (the checked report)")
+	reproduceConfig := fs.String("reproduce-config", "", "perfgate.yml's path for the comment's \"Reproduce locally\" command; with this flag or --reproduce-head, the command takes no value from the report")
+	reproduceHead := fs.String("reproduce-head", "", "the measured commit, checked out first in the comment's \"Reproduce locally\" command")
 	if err := fs.Parse(args); err != nil {
 		return gate.ExitConfig
 	}
@@ -54,6 +56,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, page)
 		return 0
 	}
-	fmt.Fprint(stdout, render.Markdown(rep))
+	// A copy from elsewhere gets its command from the caller: a hostile
+	// report must not put a paste-me command line in a trusted comment.
+	repro := render.ReproductionOf(rep)
+	if *reproduceConfig != "" || *reproduceHead != "" {
+		repro = render.Reproduction{Config: *reproduceConfig, Head: *reproduceHead}
+	}
+	fmt.Fprint(stdout, render.MarkdownWithReproduction(rep, repro))
 	return 0
 }

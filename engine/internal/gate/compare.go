@@ -38,6 +38,9 @@ func Compare(o CompareOptions) (*report.Report, error) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return nil, configErrorf("%s is not a perfgate report (%v)", path, err)
 	}
+	if err := report.CheckKeys(data); err != nil {
+		return nil, configErrorf("%s: %v", path, err)
+	}
 	if rep.Schema != report.Schema {
 		return nil, configErrorf("%s has schema %d; this perfgate reads schema %d", path, rep.Schema, report.Schema)
 	}

@@ -45,6 +45,9 @@ func ReadReport(r io.Reader) (*report.Report, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("report.json has data after the report object")
 	}
+	if err := report.CheckKeys(data); err != nil {
+		return nil, err
+	}
 	if rep.Schema != report.Schema {
 		return nil, fmt.Errorf("report.json has schema %d; this perfgate renders schema %d", rep.Schema, report.Schema)
 	}

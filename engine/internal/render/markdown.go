@@ -28,10 +28,18 @@ type section struct {
 }
 
 // Markdown renders the PR comment body of a report (of a gate, or of a
-// recording: see recordingSections).
+// recording: see recordingSections) that perfgate wrote here: its
+// "Reproduce locally" command takes the report's own values.
 func Markdown(rep *report.Report) string {
+	return MarkdownWithReproduction(rep, ReproductionOf(rep))
+}
+
+// MarkdownWithReproduction is Markdown with a "Reproduce locally" command
+// built from r alone (and the report's seed, a number), never from the
+// report's strings: for a report.json that may be hostile.
+func MarkdownWithReproduction(rep *report.Report, r Reproduction) string {
 	if rep.Recording() {
-		return fit(recordingSections(rep), MaxComment)
+		return fit(recordingSections(rep, r), MaxComment)
 	}
 	sections := []section{
 		{name: "verdict", text: verdictSection(rep)},
@@ -43,7 +51,7 @@ func Markdown(rep *report.Report) string {
 		{name: "benchstat", text: benchstatSection(rep), optional: true, priority: 2},
 		{name: "invalid runs", text: invalidSection(rep), optional: true, priority: 4},
 		{name: "warnings", text: warningsSection(rep), optional: true, priority: 3},
-		{name: "reproduce", text: reproduceSection(rep), optional: true, priority: 7},
+		{name: "reproduce", text: reproduceSection(rep, r), optional: true, priority: 7},
 	}
 	return fit(sections, MaxComment)
 }
@@ -270,26 +278,4 @@ func warningsSection(rep *report.Report) string {
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()
-}
-
-func reproduceSection(rep *report.Report) string {
-	base := rep.Build.Base.Revision
-	if base == "" {
-		base = "<base>"
-	}
-	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>sudo perfgate gate --config %s --base %s --head . --out results/ --seed %d\ngo tool pprof -http=: -diff_base results/base.cpu.pb.gz results/head.cpu.pb.gz\ngo tool pprof -http=: -diff_base results/base.allocs.pb.gz results/head.allocs.pb.gz\nbenchstat results/bench/base.txt results/bench/head.txt</pre>\n\n</details>\n",
-		HTMLText(flagValue(rep.Command, "--config", "perfgate.yml")), HTMLText(base), rep.Seed)
-}
-
-// flagValue is the value of a flag in the recorded command line.
-func flagValue(command []string, flag, fallback string) string {
-	for i, arg := range command {
-		if arg == flag && i+1 < len(command) {
-			return command[i+1]
-		}
-		if v, ok := strings.CutPrefix(arg, flag+"="); ok {
-			return v
-		}
-	}
-	return fallback
 }

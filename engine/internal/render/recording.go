@@ -11,7 +11,7 @@ import (
 // recordingSections are the comment of a recording (perfgate run): one
 // tree measured alone, so instead of a comparison it shows the measured
 // side's medians, and how to compare it with a later recording or gate.
-func recordingSections(rep *report.Report) []section {
+func recordingSections(rep *report.Report, r Reproduction) []section {
 	return []section{
 		{name: "verdict", text: recordedSection(rep)},
 		{name: "medians", text: mediansSection(rep), optional: true, priority: 9},
@@ -19,7 +19,7 @@ func recordingSections(rep *report.Report) []section {
 		{name: "hints", text: hintsSection(rep), optional: true, priority: 8},
 		{name: "invalid runs", text: recordingInvalidSection(rep), optional: true, priority: 4},
 		{name: "warnings", text: warningsSection(rep), optional: true, priority: 3},
-		{name: "reproduce", text: recordingReproduceSection(rep), optional: true, priority: 7},
+		{name: "reproduce", text: recordingReproduceSection(r), optional: true, priority: 7},
 	}
 }
 
@@ -68,12 +68,4 @@ func recordingInvalidSection(rep *report.Report) string {
 	return invalidRunsTable(rep, "| run | reason |\n|--:|---|", func(r report.Run) string {
 		return fmt.Sprintf("| %d | %s |", r.Pair, Text(strings.Join(r.InvalidReasons, "; ")))
 	})
-}
-
-// recordingReproduceSection measures the same tree again and shows how to
-// put two recordings (or a recording and a gate's head) side by side.
-func recordingReproduceSection(rep *report.Report) string {
-	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>sudo perfgate run --config %s --src . --label %s --out results/\ngo tool pprof -http=: results/head.cpu.pb.gz\ngo tool pprof -http=: results/head.allocs.pb.gz\nbenchstat results/bench/head.txt</pre>\n\n"+
-		"Against an earlier recording in <code>old/</code>: <code>benchstat old/bench/head.txt results/bench/head.txt</code> and <code>go tool pprof -diff_base old/head.cpu.pb.gz results/head.cpu.pb.gz</code>.\n\n</details>\n",
-		HTMLText(flagValue(rep.Command, "--config", "perfgate.yml")), HTMLText(rep.Label))
 }
