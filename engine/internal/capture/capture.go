@@ -122,7 +122,7 @@ func (c *Client) fetchTo(ctx context.Context, name, path, dir string, timeout ti
 	r.Finished = time.Now()
 	if err == nil {
 		var p *profile.Profile
-		if p, err = profile.ParseData(body); err == nil {
+		if p, err = parseProfile(body); err == nil {
 			r.Samples = countSamples(p)
 			r.File = name + ".pb.gz"
 			err = os.WriteFile(filepath.Join(dir, r.File), body, 0o644)
@@ -137,14 +137,21 @@ func (c *Client) fetchTo(ctx context.Context, name, path, dir string, timeout ti
 }
 
 // ReadProfile parses a profile file written by perfgate (or any pprof
-// protobuf, gzipped or not).
+// protobuf, gzipped or not), within the limits a fetched profile has.
 func ReadProfile(path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	data, err := io.ReadAll(io.LimitReader(f, maxProfileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > maxProfileBytes {
+		return nil, fmt.Errorf("parse %s: larger than %d MiB, the most perfgate reads of a profile", path, maxProfileBytes>>20)
+	}
+	p, err := parseProfile(data)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
@@ -179,9 +186,12 @@ func (c *Client) get(ctx context.Context, path string, timeout time.Duration) ([
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProfileBytes))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProfileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	if len(body) > maxProfileBytes {
+		return nil, fmt.Errorf("GET %s: the answer is larger than %d MiB, the most perfgate reads from a service", path, maxProfileBytes>>20)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s: %s", path, resp.Status, firstLine(body))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -24,15 +25,25 @@ type MemStats struct {
 	PauseNs []uint64 `json:"-"`
 }
 
+// pauseRing is the length of runtime.MemStats.PauseNs: the runtime keeps
+// the last 256 pauses, the one of collection n (1-based) at (n+255)%256.
+const pauseRing = 256
+
 // PauseDuring is the total GC pause between two snapshots, exact while at
-// most 256 collections happened in between (the runtime keeps the last 256
-// pauses); ok is false otherwise.
+// most 256 collections happened in between; ok is false otherwise. The
+// snapshots come from the service under test, so nothing in them is
+// trusted: a ring of another length, counters at the edge of uint64 or
+// pauses that overflow the sum give not ok, never a long loop.
 func PauseDuring(start, end MemStats) (ns uint64, ok bool) {
-	if end.NumGC < start.NumGC || end.NumGC-start.NumGC > uint64(len(end.PauseNs)) || len(end.PauseNs) == 0 {
+	if len(end.PauseNs) != pauseRing || end.NumGC < start.NumGC || end.NumGC-start.NumGC > pauseRing {
 		return 0, false
 	}
-	for gc := start.NumGC + 1; gc <= end.NumGC; gc++ {
-		ns += end.PauseNs[(gc+uint64(len(end.PauseNs))-1)%uint64(len(end.PauseNs))]
+	for gc := end.NumGC; gc > start.NumGC; gc-- {
+		var carry uint64
+		ns, carry = bits.Add64(ns, end.PauseNs[(gc-1)%pauseRing], 0)
+		if carry != 0 {
+			return 0, false
+		}
 	}
 	return ns, true
 }
@@ -82,13 +93,13 @@ func parseMemStats(r io.Reader) (MemStats, error) {
 	return m, nil
 }
 
-// parseArray reads "[1 2 3]".
+// parseArray reads "[1 2 3]" of at most pauseRing numbers; anything else
+// is nil, read no further than needed to tell.
 func parseArray(s string) []uint64 {
-	fields := strings.Fields(strings.Trim(strings.TrimSpace(s), "[]"))
-	out := make([]uint64, 0, len(fields))
-	for _, f := range fields {
+	out := make([]uint64, 0, pauseRing)
+	for f := range strings.FieldsSeq(strings.Trim(strings.TrimSpace(s), "[]")) {
 		v, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
+		if err != nil || len(out) == pauseRing {
 			return nil
 		}
 		out = append(out, v)

@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pprofServer serves this test process's own net/http/pprof handlers
@@ -174,14 +176,54 @@ func TestPauseDuring(t *testing.T) {
 		{"more than 256 GCs", MemStats{NumGC: 100}, MemStats{NumGC: 357, PauseNs: ones(256)}, 0, false},
 		{"NumGC went backwards (another process)", MemStats{NumGC: 50}, MemStats{NumGC: 3, PauseNs: ones(256)}, 0, false},
 		{"no PauseNs in the text", MemStats{NumGC: 1}, MemStats{NumGC: 2}, 0, false},
+		// An untrusted service can send any numbers. Counting up from
+		// start.NumGC+1 to an end.NumGC of MaxUint64 never ended (the
+		// counter wraps to 0); a ring longer than 256 made the loop as
+		// long as the ring; pauses could wrap the sum around.
+		{"NumGC at the top of uint64", MemStats{NumGC: math.MaxUint64 - 2}, MemStats{NumGC: math.MaxUint64, PauseNs: ones(256)}, 2, true},
+		{"NumGC at the top of uint64, no GC", MemStats{NumGC: math.MaxUint64}, MemStats{NumGC: math.MaxUint64, PauseNs: ones(256)}, 0, true},
+		{"a ring longer than the runtime's", MemStats{NumGC: 0}, MemStats{NumGC: 1 << 20, PauseNs: ones(1 << 20)}, 0, false},
+		{"a ring shorter than the runtime's", MemStats{NumGC: 0}, MemStats{NumGC: 2, PauseNs: ones(2)}, 0, false},
+		{"pauses that overflow the sum", MemStats{NumGC: 0}, MemStats{NumGC: 2, PauseNs: ring(map[uint64]uint64{1: math.MaxUint64, 2: 2})}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := PauseDuring(tt.start, tt.end)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("PauseDuring = %d, %v; want %d, %v", got, ok, tt.want, tt.ok)
+			type result struct {
+				ns uint64
+				ok bool
+			}
+			done := make(chan result, 1)
+			go func() {
+				ns, ok := PauseDuring(tt.start, tt.end)
+				done <- result{ns, ok}
+			}()
+			select {
+			case r := <-done:
+				if r.ns != tt.want || r.ok != tt.ok {
+					t.Errorf("PauseDuring = %d, %v; want %d, %v", r.ns, r.ok, tt.want, tt.ok)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("PauseDuring did not return within 5s")
 			}
 		})
+	}
+}
+
+// TestParseMemStatsBoundsPauseNs: a PauseNs line longer than the runtime's
+// 256 entries is not kept (nor split into millions of fields first).
+func TestParseMemStatsBoundsPauseNs(t *testing.T) {
+	const counters = "# TotalAlloc = 1\n# Mallocs = 1\n# NumGC = 1\n"
+	long := "# PauseNs = [" + strings.Repeat("1 ", 257) + "]\n"
+	m, err := parseMemStats(strings.NewReader(counters + long))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.PauseNs != nil {
+		t.Errorf("a PauseNs of 257 entries parsed as %d entries, want nil", len(m.PauseNs))
+	}
+	exact := "# PauseNs = [" + strings.Repeat("1 ", 256) + "]\n"
+	if m, _ := parseMemStats(strings.NewReader(counters + exact)); len(m.PauseNs) != 256 {
+		t.Errorf("a PauseNs of 256 entries parsed as %d", len(m.PauseNs))
 	}
 }
 
