@@ -6,6 +6,7 @@ import { recorded, reset } from './support/core-fake.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
 const { deleteOrphanedKindClusters } = await import('../src/kind-clusters.js')
+const { hostIdentity, identity } = await import('../src/host-identity.js')
 
 // A kind stand-in on PATH (kind cannot create clusters on the machine this
 // is developed on): it lists the given clusters and records every command.
@@ -34,26 +35,51 @@ afterEach(() => {
   process.env.PATH = originalPath
 })
 
+const host = 'a1b2c3d4e5f6'
+
 describe('deleteOrphanedKindClusters', () => {
-  it("deletes a dead perfgate's cluster and leaves a live one's and others' alone", async () => {
-    fakeKind(['perfgate-111-abcdef', 'perfgate-222-123456', 'dev', 'perfgate-x-1'])
-    const deleted = await deleteOrphanedKindClusters((pid) => pid === 222)
-    expect(deleted).toEqual(['perfgate-111-abcdef'])
-    expect(calls()).toEqual(['get clusters', 'delete cluster --name perfgate-111-abcdef'])
-    expect(recorded.infos.join('\n')).toContain('deleting kind cluster perfgate-111-abcdef')
+  it("deletes a dead perfgate's cluster of this host and leaves a live one's and others' alone", async () => {
+    const dead = `perfgate-${host}-111-abcdef`
+    fakeKind([
+      dead,
+      `perfgate-${host}-222-123456`, // alive
+      'perfgate-0f0f0f0f0f0f-111-abcdef', // another runner's on the same Docker daemon
+      'perfgate-123456789012-111-abcdef',
+      'perfgate-111-abcdef', // no host identity
+      'dev',
+      'perfgate-x-1'
+    ])
+    const deleted = await deleteOrphanedKindClusters((pid) => pid === 222, host)
+    expect(deleted).toEqual([dead])
+    expect(calls()).toEqual(['get clusters', `delete cluster --name ${dead}`])
+    expect(recorded.infos.join('\n')).toContain(`deleting kind cluster ${dead}`)
   })
 
   it('only warns when a delete fails', async () => {
-    fakeKind(['perfgate-111-abcdef'], 1)
-    expect(await deleteOrphanedKindClusters(() => false)).toEqual([])
-    expect(recorded.warnings.join('\n')).toMatch(/kind delete cluster --name perfgate-111-abcdef.* failed \(exit 1\): deleting/)
+    fakeKind([`perfgate-${host}-111-abcdef`], 1)
+    expect(await deleteOrphanedKindClusters(() => false, host)).toEqual([])
+    expect(recorded.warnings.join('\n')).toMatch(/kind delete cluster --name perfgate-a1b2c3d4e5f6-111-abcdef.* failed \(exit 1\): deleting/)
     expect(recorded.failed).toEqual([])
+  })
+
+  it('by default judges by this host identity', async () => {
+    const ours = `perfgate-${hostIdentity()}-111-abcdef`
+    fakeKind([ours])
+    expect(await deleteOrphanedKindClusters(() => false)).toEqual([ours])
   })
 
   it('does nothing without kind', async () => {
     process.env.PATH = '/nonexistent'
     expect(await deleteOrphanedKindClusters(() => false)).toEqual([])
     expect(recorded.warnings).toEqual([])
+  })
+})
+
+describe('identity', () => {
+  // The same vector is checked by engine/internal/owner's TestIdentityIsStable.
+  it('hashes machine and PID namespace as the engine does', () => {
+    expect(identity('0123456789abcdef0123456789abcdef', 'pid:[4026531836]')).toBe('9710943f3cf2')
+    expect(hostIdentity()).toMatch(/^[0-9a-f]{12}$/)
   })
 })
 

@@ -1,19 +1,22 @@
 import * as core from '@actions/core'
 import * as exec from '@actions/exec'
 import { getErrorMessage } from './errors.js'
+import { hostIdentity } from './host-identity.js'
 
-/** The names perfgate gives kind clusters: perfgate-<pid>-<hex> (engine/internal/target/kind). */
-const perfgateCluster = /^perfgate-(\d+)-[0-9a-f]+$/
+/** The names perfgate gives kind clusters: perfgate-<host>-<pid>-<hex> (engine/internal/target/kind). */
+const perfgateCluster = /^perfgate-([0-9a-f]{12})-([1-9]\d*)-[0-9a-f]+$/
 
 /**
  * deleteOrphanedKindClusters deletes the kind clusters of perfgate processes
- * that are gone. perfgate deletes its own cluster however it ends, unless
- * it is killed outright (a job that times out): its node container would
- * then keep running on a self-hosted runner. Clusters of a perfgate that is
- * still running are left alone. Without kind on PATH it does nothing. It
+ * of this host identity that are gone. perfgate deletes its own cluster
+ * however it ends, unless it is killed outright (a job that times out): its
+ * node container would then keep running on a self-hosted runner. Clusters
+ * of a perfgate that is still running, and of another host identity (a
+ * runner in another container sharing the Docker daemon, whose PIDs mean
+ * nothing here), are left alone. Without kind on PATH it does nothing. It
  * only warns, and returns the clusters it deleted.
  */
-export async function deleteOrphanedKindClusters(alive: (pid: number) => boolean): Promise<string[]> {
+export async function deleteOrphanedKindClusters(alive: (pid: number) => boolean, host: string = hostIdentity()): Promise<string[]> {
   let listed: exec.ExecOutput
   try {
     listed = await exec.getExecOutput('kind', ['get', 'clusters'], { silent: true, ignoreReturnCode: true })
@@ -29,7 +32,7 @@ export async function deleteOrphanedKindClusters(alive: (pid: number) => boolean
     .map((name) => name.trim())
     .filter((name) => {
       const match = perfgateCluster.exec(name)
-      return match !== null && !alive(Number(match[1]))
+      return match !== null && match[1] === host && !alive(Number(match[2]))
     })
   const deleted: string[] = []
   for (const name of orphans) {

@@ -136,11 +136,12 @@ func runGateCommand(t *testing.T, configPath, base, head string, extra ...string
 func leftovers(t *testing.T) []string {
 	t.Helper()
 	var found []string
-	// perfgate-<pid>-<seq>, the local target's groups; not perfgate-k8s,
-	// the local cluster's cgroup root.
+	// perfgate-<host>-<pid>-<seq>, the local target's groups (cgroup.Create);
+	// not perfgate-k8s, the local cluster's cgroup root.
+	const group = "perfgate-[0-9a-f]*-[0-9]*-[0-9]*"
 	for _, parent := range []string{"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/memory", "/sys/fs/cgroup"} {
-		matches, _ := filepath.Glob(filepath.Join(parent, "**", "perfgate-[0-9]*-[0-9]*"))
-		direct, _ := filepath.Glob(filepath.Join(parent, "perfgate-[0-9]*-[0-9]*"))
+		matches, _ := filepath.Glob(filepath.Join(parent, "**", group))
+		direct, _ := filepath.Glob(filepath.Join(parent, group))
 		found = append(found, append(matches, direct...)...)
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -92,14 +93,14 @@ func TestRunRecordsOneTree(t *testing.T) {
 }
 
 // ownLeftovers is leftovers(t) narrowed to what this test made: its own
-// cgroups (perfgate-<pid>-N) and services run from binDir. Another
+// cgroups (perfgate-<host>-<pid>-N) and services run from binDir. Another
 // perfgate on the machine (say, the Action's end-to-end tests) is not
 // this test's to answer for.
 func ownLeftovers(t *testing.T, binDir string) []string {
 	t.Helper()
 	var own []string
 	for _, l := range leftovers(t) {
-		if strings.Contains(l, fmt.Sprintf("/perfgate-%d-", os.Getpid())) || strings.Contains(l, binDir+"/") {
+		if strings.Contains(l, "/perfgate-"+owner.Self().String()+"-") || strings.Contains(l, binDir+"/") {
 			own = append(own, l)
 		}
 	}

@@ -3,8 +3,10 @@
 // otherwise, and reads back the limits and the counters perfgate records
 // (CPU usage, throttling, memory peak, OOM kills).
 //
-// Groups are named perfgate-<pid>-<seq> so that a later perfgate can find
-// and remove groups left behind by one that was killed (see Sweep).
+// Groups are named perfgate-<host>-<pid>-<seq> (owner.Owner: the host
+// identity and this perfgate's PID) so that a later perfgate on the same
+// host can find and remove groups left behind by one that was killed, and
+// never touches another host's or PID namespace's (see Sweep).
 package cgroup
 
 import (
@@ -14,9 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/owner"
 )
 
 // Limits are the confinement of one service process.
@@ -74,7 +79,7 @@ func (h *Hierarchy) Create(limits Limits) (*Group, error) {
 	if limits.CPUPeriodMicros == 0 {
 		limits.CPUPeriodMicros = 100_000
 	}
-	name := fmt.Sprintf("%s%d-%d", namePrefix, os.Getpid(), sequence.Add(1))
+	name := fmt.Sprintf("%s%s-%d", namePrefix, owner.Self(), sequence.Add(1))
 	g := &Group{Version: h.Version, dirs: map[string]string{}, h: h}
 	for controller, parent := range h.parents {
 		dir := filepath.Join(parent, name)
@@ -212,10 +217,14 @@ func rmdirRetry(dir string) error {
 	return err
 }
 
-// Sweep removes groups left by perfgate processes that no longer exist
-// (killed with SIGKILL, machine reboots are handled by the kernel). It
-// returns the names it removed.
-func (h *Hierarchy) Sweep() []string {
+// Sweep removes groups left by perfgate processes of this host identity
+// that no longer exist (killed with SIGKILL; machine reboots are handled
+// by the kernel). Groups of another host identity (a runner in another
+// container sharing the cgroup tree) are never touched. It returns the
+// names it removed.
+func (h *Hierarchy) Sweep() []string { return h.sweep(owner.Local()) }
+
+func (h *Hierarchy) sweep(judge owner.Judge) []string {
 	var removed []string
 	for _, parent := range h.uniqueParents() {
 		entries, err := os.ReadDir(parent)
@@ -223,11 +232,12 @@ func (h *Hierarchy) Sweep() []string {
 			continue
 		}
 		for _, e := range entries {
-			var pid, seq int
-			if !e.IsDir() || !strings.HasPrefix(e.Name(), namePrefix) {
+			rest, ok := strings.CutPrefix(e.Name(), namePrefix)
+			if !e.IsDir() || !ok {
 				continue
 			}
-			if _, err := fmt.Sscanf(e.Name(), namePrefix+"%d-%d", &pid, &seq); err != nil || processAlive(pid) {
+			o, seq, ok := owner.Cut(rest)
+			if _, err := strconv.Atoi(seq); !ok || err != nil || !judge.Stale(o) {
 				continue
 			}
 			g := &Group{Version: h.Version, dirs: map[string]string{"": filepath.Join(parent, e.Name())}, h: h}

@@ -4,8 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/owner"
 )
 
 func TestDetectParsesMountinfo(t *testing.T) {
@@ -102,8 +105,9 @@ func joinAll(g *Group) string {
 func TestSweepRemovesGroupsOfDeadProcesses(t *testing.T) {
 	h := realHierarchy(t)
 	// pid 2^22+1 is above the kernel's pid_max limit, so it is never alive.
+	dead := "perfgate-" + owner.Owner{Host: owner.Host(), PID: 4194305}.String() + "-1"
 	for _, parent := range h.uniqueParents() {
-		if err := os.Mkdir(filepath.Join(parent, "perfgate-4194305-1"), 0o755); err != nil {
+		if err := os.Mkdir(filepath.Join(parent, dead), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,9 +116,52 @@ func TestSweepRemovesGroupsOfDeadProcesses(t *testing.T) {
 		t.Fatal("sweep removed nothing")
 	}
 	for _, name := range h.Existing() {
-		if filepath.Base(name) == "perfgate-4194305-1" {
+		if filepath.Base(name) == dead {
 			t.Errorf("%s survived the sweep", name)
 		}
+	}
+}
+
+// TestSweepTouchesOnlyItsOwnHostsDeadGroups: a runner sharing the cgroup
+// tree from another container (another host identity) keeps its groups
+// even when their PIDs mean nothing, or something dead, here.
+func TestSweepTouchesOnlyItsOwnHostsDeadGroups(t *testing.T) {
+	parent := t.TempDir()
+	h := &Hierarchy{Version: 2, parents: map[string]string{"": parent}}
+	judge := owner.Judge{Host: "a1b2c3d4e5f6", Alive: func(pid int) bool { return pid == 100 }}
+	names := map[string]bool{ // name: swept
+		"perfgate-a1b2c3d4e5f6-200-1": true,  // ours, dead
+		"perfgate-a1b2c3d4e5f6-100-2": false, // ours, alive
+		"perfgate-0f0f0f0f0f0f-200-1": false, // another host's
+		"perfgate-123456789012-200-1": false, // another host's, all digits
+		"perfgate-200-1":              false, // no host identity (an older perfgate)
+		"perfgate-a1b2c3d4e5f6-200-x": false, // not a group name of ours
+		"perfgate-k8s":                false,
+	}
+	for name := range names {
+		if err := os.Mkdir(filepath.Join(parent, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed := h.sweep(judge)
+	for name, swept := range names {
+		_, err := os.Stat(filepath.Join(parent, name))
+		if gone := os.IsNotExist(err); gone != swept {
+			t.Errorf("%s: removed %v, want %v (sweep removed %v)", name, gone, swept, removed)
+		}
+	}
+}
+
+func TestGroupNameCarriesHostAndPID(t *testing.T) {
+	h := realHierarchy(t)
+	g, err := h.Create(Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Remove()
+	rest, _ := strings.CutPrefix(g.Name(), namePrefix)
+	if o, seq, ok := owner.Cut(rest); !ok || o != owner.Self() || seq == "" {
+		t.Errorf("group %q does not name this host and PID (%s)", g.Name(), owner.Self())
 	}
 }
 

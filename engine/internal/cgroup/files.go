@@ -56,11 +56,6 @@ func killPid(pid int) error {
 	return syscall.Kill(pid, syscall.SIGKILL)
 }
 
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
-}
-
 // PageRound is the kernel's rounding of a memory limit down to whole pages.
 func PageRound(bytes int64) int64 {
 	page := int64(os.Getpagesize())

@@ -17,11 +17,15 @@ import (
 	"sync"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 // Labels put on every container and image perfgate creates, so a run's
 // leftovers can be found, and a dead perfgate's swept, by label alone.
+// perfgate.host is the host identity (owner.Host: machine and PID
+// namespace), not the hostname, so runners sharing a daemon from
+// different containers never sweep each other's objects.
 const (
 	labelRun  = "perfgate.run"
 	labelPID  = "perfgate.pid"
@@ -45,7 +49,7 @@ type Target struct {
 
 	docker  cli
 	run     string // unique name of this perfgate invocation's objects
-	host    string
+	host    string // owner.Host(), the perfgate.host label
 	workDir string // image archives before they are loaded
 
 	env        target.Environment
@@ -80,7 +84,7 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	if err != nil {
 		return t.env, t.unreachable(err)
 	}
-	t.host, _ = os.Hostname()
+	t.host = owner.Host()
 	t.run = target.NewRunName()
 	if t.workDir, err = os.MkdirTemp("", "perfgate-images-"); err != nil {
 		return t.env, err

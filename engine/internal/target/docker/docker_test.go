@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/image"
+	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
@@ -151,11 +152,12 @@ func TestContainerOverItsMemoryLimitIsOOMKilled(t *testing.T) {
 }
 
 // TestPrepareSweepsWhatDeadRunsLeft plants a container and an image labelled
-// as a dead perfgate's, and a container of a live one: Prepare removes the
-// first two and leaves the live run's alone.
+// as a dead perfgate's, a container of a live one, and one of another host
+// identity sharing the daemon whose PID is dead here: Prepare removes the
+// first two and leaves the others alone.
 func TestPrepareSweepsWhatDeadRunsLeft(t *testing.T) {
 	targettest.RequireDocker(t)
-	host, _ := os.Hostname()
+	host := owner.Host()
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
@@ -169,12 +171,13 @@ func TestPrepareSweepsWhatDeadRunsLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	docker(t, "load", "--quiet", "--input", archive)
-	labels := func(pid string) []string {
+	labels := func(host, pid string) []string {
 		return []string{"--label", labelRun + "=stale", "--label", labelPID + "=" + pid, "--label", labelHost + "=" + host}
 	}
-	deadContainer := docker(t, append(append([]string{"create"}, labels(deadPID)...), stale)...)
-	liveContainer := docker(t, append(append([]string{"create"}, labels(strconv.Itoa(os.Getpid()))...), "--label", "keep=1", stale)...)
-	t.Cleanup(func() { exec.Command("docker", "rm", "--force", liveContainer).Run() })
+	deadContainer := docker(t, append(append([]string{"create"}, labels(host, deadPID)...), stale)...)
+	liveContainer := docker(t, append(append([]string{"create"}, labels(host, strconv.Itoa(os.Getpid()))...), "--label", "keep=1", stale)...)
+	otherHostContainer := docker(t, append(append([]string{"create"}, labels("0f0f0f0f0f0f", deadPID)...), stale)...)
+	t.Cleanup(func() { exec.Command("docker", "rm", "--force", liveContainer, otherHostContainer).Run() })
 
 	prepared(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
 	if out, _ := exec.Command("docker", "container", "inspect", deadContainer).CombinedOutput(); !strings.Contains(string(out), "No such") {
@@ -183,9 +186,12 @@ func TestPrepareSweepsWhatDeadRunsLeft(t *testing.T) {
 	if out, _ := exec.Command("docker", "container", "inspect", liveContainer).CombinedOutput(); strings.Contains(string(out), "No such") {
 		t.Errorf("a live run's container was removed")
 	}
-	// The image stays while the live run's container uses it; once that is
+	if out, _ := exec.Command("docker", "container", "inspect", otherHostContainer).CombinedOutput(); strings.Contains(string(out), "No such") {
+		t.Errorf("another host identity's container was removed")
+	}
+	// The image stays while the other containers use it; once they are
 	// gone, the next sweep takes the image too.
-	docker(t, "rm", "--force", liveContainer)
+	docker(t, "rm", "--force", liveContainer, otherHostContainer)
 	prepared(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
 	if out, _ := exec.Command("docker", "image", "inspect", stale).CombinedOutput(); !strings.Contains(string(out), "No such") {
 		t.Errorf("the dead run's image %s is still there", stale)

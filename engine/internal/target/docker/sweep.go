@@ -7,16 +7,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/owner"
 )
 
-// sweep removes containers and images that perfgate processes on this
-// machine left behind when they died without cleaning up (SIGKILL, a
-// runner cancelled hard). Objects of live perfgate processes, and of
-// other machines sharing the engine, are left alone. It returns one
-// warning per object it could not remove.
+// sweep removes containers and images that perfgate processes of this
+// host identity left behind when they died without cleaning up (SIGKILL,
+// a runner cancelled hard). Objects of live perfgate processes, and of
+// other machines or containers sharing the engine, are left alone
+// (owner.Judge). It returns one warning per object it could not remove.
 func (t *Target) sweep(ctx context.Context) []string {
 	var warnings []string
+	judge := owner.Local()
 	for _, kind := range []string{"container", "image"} {
 		// Both are listed by ID and their owner read by inspect: `docker
 		// image ls` cannot print a label.
@@ -29,11 +30,13 @@ func (t *Target) sweep(ctx context.Context) []string {
 			return append(warnings, fmt.Sprintf("could not look for leftovers of earlier perfgate runs: %v", err))
 		}
 		for _, id := range strings.Fields(out) {
-			owner, err := t.docker.run(ctx, kind, "inspect", "--format", `{{index .Config.Labels "`+labelPID+`"}}`, id)
+			labels, err := t.docker.run(ctx, kind, "inspect", "--format", `{{index .Config.Labels "`+labelHost+`"}} {{index .Config.Labels "`+labelPID+`"}}`, id)
 			if err != nil {
 				continue
 			}
-			if pid, err := strconv.Atoi(owner); err == nil && target.ProcessAlive(pid) {
+			host, pidText, _ := strings.Cut(labels, " ")
+			pid, err := strconv.Atoi(pidText)
+			if err != nil || !judge.Stale(owner.Owner{Host: host, PID: pid}) {
 				continue
 			}
 			remove := []string{kind, "rm", "--force", id}

@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/kubernetes"
 )
@@ -72,7 +72,7 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	if t.workDir, err = os.MkdirTemp("", "perfgate-kind-"); err != nil {
 		return env, err
 	}
-	t.cluster = clusterName(os.Getpid())
+	t.cluster = clusterName(owner.Self())
 	if err := t.create(ctx); err != nil {
 		return env, err
 	}
@@ -154,15 +154,17 @@ func (t *Target) exportLogs() string {
 	return "; kind's logs are in " + dir
 }
 
-// sweep deletes clusters of perfgate runs on this machine whose perfgate is
-// gone (killed before it could clean up; self-hosted runners keep them).
+// sweep deletes clusters of perfgate runs of this host identity whose
+// perfgate is gone (killed before it could clean up; self-hosted runners
+// keep them). Clusters of another host identity sharing the Docker daemon
+// are never touched.
 func (t *Target) sweep(ctx context.Context) []string {
 	out, err := t.run(ctx, time.Minute, "get", "clusters")
 	if err != nil {
 		return []string{fmt.Sprintf("could not list kind clusters to remove leftovers of earlier perfgate runs: %v", err)}
 	}
 	var warnings []string
-	for _, name := range staleClusters(out, target.ProcessAlive) {
+	for _, name := range staleClusters(out, owner.Local()) {
 		if _, err := t.run(ctx, 2*time.Minute, deleteArgs(name)...); err != nil {
 			warnings = append(warnings, fmt.Sprintf("could not delete kind cluster %s left by an earlier perfgate run: %v", name, err))
 		}
@@ -183,30 +185,35 @@ func (t *Target) run(ctx context.Context, timeout time.Duration, args ...string)
 	return out.String(), err
 }
 
-// clusterName is perfgate-<pid>-<random>.
-func clusterName(pid int) string {
+// clusterName is perfgate-<host>-<pid>-<random> (at most 41 characters;
+// kind's node container adds "-control-plane").
+func clusterName(o owner.Owner) string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
-	return fmt.Sprintf("%s%d-%s", namePrefix, pid, hex.EncodeToString(b))
+	return fmt.Sprintf("%s%s-%s", namePrefix, o, hex.EncodeToString(b))
 }
 
 // staleClusters picks, from `kind get clusters` output, perfgate's clusters
-// whose perfgate process is no longer alive.
-func staleClusters(list string, alive func(pid int) bool) []string {
+// that judge finds stale: of its host identity, their perfgate gone.
+func staleClusters(list string, judge owner.Judge) []string {
 	var stale []string
 	for _, name := range strings.Fields(list) {
 		rest, ok := strings.CutPrefix(name, namePrefix)
 		if !ok {
 			continue
 		}
-		pidText, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || alive(pid) {
+		o, suffix, ok := owner.Cut(rest)
+		if !ok || !isHex(suffix) || !judge.Stale(o) {
 			continue
 		}
 		stale = append(stale, name)
 	}
 	return stale
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return s != "" && err == nil && strings.ToLower(s) == s
 }
 
 // clusterConfig is the kind config: one control-plane node, the API server

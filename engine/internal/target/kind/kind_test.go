@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -75,14 +76,31 @@ nodes:
 	}
 }
 
-func TestStaleClustersAreDeadPerfgateRunsOnly(t *testing.T) {
-	live := map[int]bool{100: true}
-	got := staleClusters("kind\nperfgate-100-aaaaaa\nperfgate-200-bbbbbb\nperfgate-notapid-cc\nmy-perfgate-300-dd\nperfgate-300\n", func(pid int) bool { return live[pid] })
-	if strings.Join(got, ",") != "perfgate-200-bbbbbb" {
-		t.Errorf("stale clusters %v, want only perfgate-200-bbbbbb", got)
+func TestStaleClustersAreDeadPerfgateRunsOfThisHostOnly(t *testing.T) {
+	judge := owner.Judge{Host: "a1b2c3d4e5f6", Alive: func(pid int) bool { return pid == 100 }}
+	list := strings.Join([]string{
+		"kind",
+		"perfgate-a1b2c3d4e5f6-100-aaaaaa", // ours, alive
+		"perfgate-a1b2c3d4e5f6-200-bbbbbb", // ours, dead
+		"perfgate-0f0f0f0f0f0f-200-cccccc", // another runner's on the same daemon
+		"perfgate-123456789012-200-dddddd", // another runner's, all digits
+		"perfgate-200-eeeeee",              // no host identity (an older perfgate)
+		"perfgate-a1b2c3d4e5f6-notapid-cc",
+		"my-perfgate-a1b2c3d4e5f6-300-dd",
+		"perfgate-a1b2c3d4e5f6-300",
+	}, "\n")
+	got := staleClusters(list, judge)
+	if strings.Join(got, ",") != "perfgate-a1b2c3d4e5f6-200-bbbbbb" {
+		t.Errorf("stale clusters %v, want only perfgate-a1b2c3d4e5f6-200-bbbbbb", got)
 	}
-	if name := clusterName(4242); !strings.HasPrefix(name, "perfgate-4242-") || len(name) > 40 {
+	self := owner.Owner{Host: "a1b2c3d4e5f6", PID: 4194304}
+	name := clusterName(self)
+	if !strings.HasPrefix(name, "perfgate-a1b2c3d4e5f6-4194304-") || len(name) > 41 {
 		t.Errorf("cluster name %q", name)
+	}
+	dead := owner.Judge{Host: self.Host, Alive: func(int) bool { return false }}
+	if got := staleClusters(name, dead); len(got) != 1 {
+		t.Errorf("a cluster named %q is not recognised as perfgate's own", name)
 	}
 }
 
@@ -144,15 +162,17 @@ func TestClusterIsDeletedWhenTheKubernetesStepFails(t *testing.T) {
 }
 
 // TestSweepDeletesClustersOfDeadRuns lists a dead run's cluster, a live
-// run's (this process) and someone else's: only the first is deleted.
+// run's (this process), one of the same PID on another host sharing the
+// daemon, and someone else's: only the first is deleted.
 func TestSweepDeletesClustersOfDeadRuns(t *testing.T) {
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	deadName := "perfgate-" + strconv.Itoa(dead.Process.Pid) + "-abcdef"
-	liveName := "perfgate-" + strconv.Itoa(os.Getpid()) + "-123456"
-	logPath := fakeKind(t, deadName+" "+liveName+" dev", 0)
+	deadName := "perfgate-" + owner.Owner{Host: owner.Host(), PID: dead.Process.Pid}.String() + "-abcdef"
+	liveName := "perfgate-" + owner.Self().String() + "-123456"
+	otherHost := "perfgate-" + owner.Owner{Host: "0f0f0f0f0f0f", PID: dead.Process.Pid}.String() + "-abcdef"
+	logPath := fakeKind(t, deadName+" "+liveName+" "+otherHost+" dev", 0)
 	tg := newTarget(t.TempDir())
 	_, _ = tg.Prepare(context.Background())
 	tg.Close()
