@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"os/exec"
 	"strings"
 )
@@ -47,8 +47,8 @@ func (c cli) run(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimSpace(stdout.String()), nil
 }
 
-// runTo runs docker with its stdout and stderr written to files.
-func (c cli) runTo(ctx context.Context, stdout, stderr *os.File, args ...string) error {
+// runTo runs docker with its stdout and stderr written to w and e.
+func (c cli) runTo(ctx context.Context, stdout, stderr io.Writer, args ...string) error {
 	cmd := exec.CommandContext(ctx, c.path, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {

@@ -85,8 +85,10 @@ func (t *Target) runArgs(name, ref string, spec target.Spec) []string {
 		// Published on loopback only, for a person poking at a live run;
 		// perfgate itself uses the bridge address.
 		"--publish", fmt.Sprintf("127.0.0.1::%d", servicePort),
-		// json-file so `docker logs` works whatever the daemon's default.
-		"--log-driver", "json-file",
+		// json-file so `docker logs` works whatever the daemon's default;
+		// rotated, so a service flooding its logs cannot fill the
+		// daemon's disk (keepLogs keeps the last target.LogLimit).
+		"--log-driver", "json-file", "--log-opt", "max-size=2m", "--log-opt", "max-file=2",
 	}
 	if t.placement.Service != nil {
 		args = append(args, "--cpuset-cpus", joinInts(t.placement.Service))
@@ -275,18 +277,18 @@ func (c *container) Stop() target.Exit {
 	return c.exit
 }
 
-// keepLogs writes the container's stdout and stderr to the run's log
-// directory, as the local target does.
+// keepLogs writes the end of the container's stdout and stderr to the
+// run's log directory, as the local target does.
 func (c *container) keepLogs(ctx context.Context) {
 	if c.logDir == "" {
 		return
 	}
-	stdout, err1 := os.Create(filepath.Join(c.logDir, "stdout.log"))
-	stderr, err2 := os.Create(filepath.Join(c.logDir, "stderr.log"))
+	stdout, err1 := target.CreateTailLog(filepath.Join(c.logDir, "stdout.log"), target.LogLimit)
+	stderr, err2 := target.CreateTailLog(filepath.Join(c.logDir, "stderr.log"), target.LogLimit)
 	if err1 == nil && err2 == nil {
 		_ = c.t.docker.runTo(ctx, stdout, stderr, "logs", c.id)
 	}
-	for _, f := range []*os.File{stdout, stderr} {
+	for _, f := range []*target.TailLog{stdout, stderr} {
 		if f != nil {
 			f.Close()
 		}

@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"time"
@@ -140,6 +139,7 @@ func (t *Target) podLogs(pod *corev1.Pod, previous bool, lines int64) string {
 		return ""
 	}
 	defer stream.Close()
-	data, _ := io.ReadAll(io.LimitReader(stream, 64<<10))
+	// The end of a log explains a failure: keep that, not its start.
+	data, _ := target.ReadTail(stream, target.LogLimit)
 	return strings.TrimRight(string(data), "\n")
 }

@@ -33,8 +33,8 @@ type process struct {
 	group  *cgroup.Group
 	dir    string // the service's private working directory
 	url    string
-	stdout *os.File
-	stderr *os.File
+	stdout *target.TailLog
+	stderr *target.TailLog
 
 	exited   chan struct{}
 	waitErr  error
@@ -81,10 +81,10 @@ func (t *Target) startOnce(ctx context.Context, spec target.Spec) (*process, err
 
 func (p *process) launch(spec target.Spec, addr string, port int) error {
 	var err error
-	if p.stdout, err = os.Create(filepath.Join(spec.LogDir, "stdout.log")); err != nil {
+	if p.stdout, err = target.CreateTailLog(filepath.Join(spec.LogDir, "stdout.log"), target.LogLimit); err != nil {
 		return err
 	}
-	if p.stderr, err = os.Create(filepath.Join(spec.LogDir, "stderr.log")); err != nil {
+	if p.stderr, err = target.CreateTailLog(filepath.Join(spec.LogDir, "stderr.log"), target.LogLimit); err != nil {
 		return err
 	}
 	shim := shimSpec{Binary: spec.Binary, CPUs: p.t.placement.Service, User: privilege.ServiceUser()}
@@ -110,6 +110,9 @@ func (p *process) launch(spec target.Spec, addr string, port int) error {
 	}
 	p.cmd.Env = append(p.cmd.Env, shimEnv+"="+string(encoded))
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	// The logs go through pipes (to keep their tails): once the service
+	// exits, a descendant still holding them must not hold Wait.
+	p.cmd.WaitDelay = time.Second
 	// Its own process group, so Stop reaches anything the service starts;
 	// Pdeathsig so it does not outlive a perfgate killed with SIGKILL.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -164,7 +167,7 @@ func (p *process) Stop() target.Exit {
 		if p.dir != "" {
 			_ = os.RemoveAll(p.dir)
 		}
-		for _, f := range []*os.File{p.stdout, p.stderr} {
+		for _, f := range []*target.TailLog{p.stdout, p.stderr} {
 			if f != nil {
 				f.Close()
 			}

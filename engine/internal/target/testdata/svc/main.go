@@ -1,5 +1,6 @@
 // Command svc is a tiny service with failure modes for the targets'
-// tests: it can die at start-up, never become ready, or hog memory.
+// tests: it can die at start-up, never become ready, hog memory, or flood
+// its logs.
 package main
 
 import (
@@ -15,7 +16,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
-	mode := flag.String("mode", "ok", "ok | die | never-ready | hog | spawn")
+	mode := flag.String("mode", "ok", "ok | die | never-ready | hog | spawn | spam-logs")
 	flag.Parse()
 	switch *mode {
 	case "die":
@@ -25,6 +26,15 @@ func main() {
 		// A child that would outlive a careless kill of the parent.
 		p, _ := os.StartProcess("/bin/sleep", []string{"sleep", "300"}, &os.ProcAttr{})
 		fmt.Println("child", p.Pid)
+	case "spam-logs":
+		// 8 MiB of numbered lines on each stream, then it serves.
+		for i := range 8 << 20 / 64 {
+			line := fmt.Sprintf("line %09d %048d\n", i, 0)
+			os.Stdout.WriteString(line)
+			os.Stderr.WriteString(line)
+		}
+		fmt.Println("last line of stdout")
+		fmt.Fprintln(os.Stderr, "last line of stderr")
 	}
 	var hoard [][]byte
 	http.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
