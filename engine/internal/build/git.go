@@ -87,7 +87,7 @@ func ResolveBase(ctx context.Context, rev, head string) (*Base, error) {
 
 // ErrNotAtBase says a file does not exist at the base revision (or lies
 // outside its repository).
-var ErrNotAtBase = errors.New("not in the base revision")
+var ErrNotAtBase = errors.New("no copy at the base revision")
 
 // ReadAtBase reads the file at path (as named on the command line, relative
 // to the working directory) as it is in the base revision: `git show
@@ -112,12 +112,12 @@ func (b *Base) ReadAtBase(ctx context.Context, path string) ([]byte, string, err
 	}
 	rel, err := filepath.Rel(b.Top, filepath.Clean(abs))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return nil, "", fmt.Errorf("%s is outside the repository at %s: %w", path, b.Top, ErrNotAtBase)
+		return nil, "", fmt.Errorf("%s is outside the repository at %s (%w)", path, b.Top, ErrNotAtBase)
 	}
 	rel = filepath.ToSlash(rel)
 	object := b.Commit + ":" + rel
 	if _, err := git(ctx, b.Top, "cat-file", "-e", object); err != nil {
-		return nil, rel, fmt.Errorf("%s does not exist at %s: %w", rel, b.Commit, ErrNotAtBase)
+		return nil, rel, fmt.Errorf("%s does not exist at %s (%w)", rel, b.Commit[:min(12, len(b.Commit))], ErrNotAtBase)
 	}
 	cmd := exec.CommandContext(ctx, "git", "-C", b.Top, "show", object)
 	data, err := cmd.Output()

@@ -28,7 +28,7 @@ func (g *invocation) gateFromBase(ctx context.Context, base *build.Base, configP
 	short := base.Commit[:min(12, len(base.Commit))]
 	data, rel, err := base.ReadAtBase(ctx, configPath)
 	if errors.Is(err, build.ErrNotAtBase) {
-		g.warn(fmt.Sprintf("%s is not in the base revision %s (%v), so its gate and validity thresholds come from the pull request's own copy", configPath, short, err))
+		g.warn(fmt.Sprintf("%v, so the gate and validity thresholds are the pull request's own, from %s as given", err, configPath))
 		return nil
 	}
 	if err != nil {

@@ -108,7 +108,7 @@ func TestConfigNewInHeadKeepsHeadsValuesAndSaysSo(t *testing.T) {
 	if g.cfg.Gate.CPU != 0.05 || len(g.rep.ConfigChanges) != 0 {
 		t.Errorf("gate.cpu %v, changes %+v: want head's 5%% and no changes", g.cfg.Gate.CPU, g.rep.ConfigChanges)
 	}
-	if len(g.rep.Warnings) != 1 || !strings.Contains(g.rep.Warnings[0], "is not in the base revision") {
+	if len(g.rep.Warnings) != 1 || !strings.Contains(g.rep.Warnings[0], "perfgate.yml does not exist at ") || !strings.Contains(g.rep.Warnings[0], "the gate and validity thresholds are the pull request's own") {
 		t.Errorf("warnings = %q, want one saying the base has no perfgate.yml", g.rep.Warnings)
 	}
 }
