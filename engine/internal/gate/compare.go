@@ -58,8 +58,5 @@ func Compare(o CompareOptions) (*report.Report, error) {
 	}
 	g := &invocation{out: o.Out, stdout: o.Stdout, stderr: o.Stderr, cfg: &cfg, rep: &rep}
 	g.conclude(nil)
-	if err := g.writeRenderings(); err != nil {
-		return &rep, err
-	}
-	return &rep, g.save()
+	return &rep, g.saveWithRenderings()
 }

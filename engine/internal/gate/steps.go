@@ -84,27 +84,29 @@ func (g *invocation) finish(err error) (*report.Report, error) {
 	if errors.As(err, &be) {
 		g.rep.Build.Error = be.OutputTail
 	}
-	if mdErr := g.writeRenderings(); mdErr != nil {
-		err = errors.Join(err, mdErr)
-	}
-	if writeErr := g.save(); writeErr != nil {
+	if writeErr := g.saveWithRenderings(); writeErr != nil {
 		return g.rep, errors.Join(err, writeErr)
 	}
 	return g.rep, err
 }
 
+// save writes report.json alone, as the experiment goes.
 func (g *invocation) save() error { return results.WriteReport(g.out, g.rep) }
 
-// writeRenderings writes report.md (the PR comment body) and report.html
-// (the self-contained page) from the report.
-func (g *invocation) writeRenderings() error {
-	page, err := render.HTML(g.rep)
-	if err != nil {
-		return fmt.Errorf("render report.html: %w", err)
-	}
-	return errors.Join(
-		os.WriteFile(filepath.Join(g.out, "report.md"), []byte(render.Markdown(g.rep)), 0o644),
-		os.WriteFile(filepath.Join(g.out, "report.html"), []byte(page), 0o644))
+// saveWithRenderings writes the final report.json, then report.md and
+// report.html from it (results.WriteReport says why in that order).
+func (g *invocation) saveWithRenderings() error {
+	return results.WriteReport(g.out, g.rep, renderings...)
+}
+
+// renderings are report.md (the PR comment body) and report.html (the
+// self-contained page).
+var renderings = []results.Rendering{
+	{Name: "report.md", Render: func(r *report.Report) ([]byte, error) { return []byte(render.Markdown(r)), nil }},
+	{Name: "report.html", Render: func(r *report.Report) ([]byte, error) {
+		page, err := render.HTML(r)
+		return []byte(page), err
+	}},
 }
 
 // tree is a source tree built as one side of the experiment.
