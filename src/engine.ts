@@ -3,11 +3,12 @@ import * as core from '@actions/core'
 import * as exec from '@actions/exec'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile } from 'node:fs/promises'
 import * as path from 'node:path'
 import { getErrorMessage, UserError } from './errors.js'
 import { listFiles } from './files.js'
 import { actionRoot, toolDir } from './paths.js'
+import { engineEnvironment } from './perfgate.js'
 
 /**
  * The engine is the perfgate command, built from this action's own engine/
@@ -102,6 +103,36 @@ function cacheAvailable(): boolean {
   } catch {
     return true
   }
+}
+
+/**
+ * buildFreshEngine builds the engine from this action's own sources into a
+ * new temporary directory under tempRoot, every time: no tool cache, no
+ * actions/cache. It is for mode comment, which holds a write token: on a
+ * self-hosted runner an earlier pull request's job could have planted a
+ * binary at the tool cache's path or saved one under the cache key. The
+ * build gets the environment without the action's secrets, as the engine
+ * does. (The Go toolchain and Go's own caches are the runner's: a runner
+ * that runs untrusted jobs cannot be made safe for privileged ones by the
+ * action.)
+ */
+export async function buildFreshEngine(actionRoot: string, tempRoot: string): Promise<Engine> {
+  const engineDir = path.join(actionRoot, 'engine')
+  if (!existsSync(path.join(engineDir, 'go.mod'))) {
+    throw new Error(`the perfgate engine sources are missing from the action at ${engineDir}`)
+  }
+  const version = await goVersion()
+  const binary = path.join(await mkdtemp(path.join(tempRoot, 'perfgate-engine-')), 'perfgate')
+  const built = await exec.getExecOutput('go', ['build', '-trimpath', '-o', binary, './cmd/perfgate'], {
+    cwd: engineDir,
+    ignoreReturnCode: true,
+    env: { ...engineEnvironment(process.env), CGO_ENABLED: '0' }
+  })
+  if (built.exitCode !== 0) {
+    throw new Error(`building the perfgate engine with ${version} failed (exit ${built.exitCode}):\n${built.stderr.trim()}`)
+  }
+  core.info(`perfgate engine: ${binary} (${version}, built fresh for this step)`)
+  return { path: binary, goVersion: version, cacheHit: false }
 }
 
 /** buildOwnEngine builds (or restores) the engine from this action's own sources, in a log group. */

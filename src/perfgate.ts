@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import * as path from 'node:path'
+import { checkReportKeys } from './report-keys.js'
 
 /** The engine's exit codes (README "Exit codes"). */
 export const EXIT = { pass: 0, regression: 1, usage: 2, infrastructure: 3, invalid: 4 } as const
@@ -113,15 +114,22 @@ const verdicts: readonly string[] = ['pass', 'regression', 'improvement', 'incon
 /**
  * readVerdict reads the verdict and reason the engine wrote. The action
  * does not compute anything from the report; it only routes on the verdict.
+ * A report that is not JSON reads as none; one whose keys the engine could
+ * read differently (a repeated or case-variant key) throws a
+ * ReportKeyError naming the key.
  */
 export async function readVerdict(resultsDir: string): Promise<{ verdict: Verdict; reason: string } | undefined> {
   const file = path.join(resultsDir, 'report.json')
   if (!existsSync(file)) return undefined
+  let text: string
+  let report: { verdict?: unknown; reason?: unknown } | null
   try {
-    const report = JSON.parse(await readFile(file, 'utf8')) as { verdict?: unknown; reason?: unknown }
-    if (typeof report.verdict !== 'string' || !verdicts.includes(report.verdict)) return undefined
-    return { verdict: report.verdict as Verdict, reason: typeof report.reason === 'string' ? report.reason : '' }
+    text = await readFile(file, 'utf8')
+    report = JSON.parse(text) as typeof report
   } catch {
     return undefined
   }
+  checkReportKeys(text)
+  if (typeof report?.verdict !== 'string' || !verdicts.includes(report.verdict)) return undefined
+  return { verdict: report.verdict as Verdict, reason: typeof report.reason === 'string' ? report.reason : '' }
 }
