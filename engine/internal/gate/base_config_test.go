@@ -19,10 +19,10 @@ const testService = "service:\n  package: ./cmd/server\n  args: [\"-addr\", \"{a
 
 const strictConfig = testService + "gate:\n  cpu: 1.5%\n"
 
-// gateWithBaseConfig commits files as tag v1 of a fresh repository, then
-// lets edit change the working tree (the pull request), and runs
-// gateFromBase for --base v1 from inside the repository, as the Action does.
-func gateWithBaseConfig(t *testing.T, files map[string]string, edit func(top string)) *invocation {
+// pullRequest commits files as tag v1 of a fresh repository, lets edit
+// change the working tree (the pull request) and works in it from then on,
+// as the Action does.
+func pullRequest(t *testing.T, files map[string]string, edit func(top string)) {
 	t.Helper()
 	top := t.TempDir()
 	for name, content := range files {
@@ -37,6 +37,13 @@ func gateWithBaseConfig(t *testing.T, files map[string]string, edit func(top str
 	}
 	edit(top)
 	t.Chdir(top)
+}
+
+// gateWithBaseConfig runs gateFromBase for --base v1 of pullRequest's
+// repository.
+func gateWithBaseConfig(t *testing.T, files map[string]string, edit func(top string)) *invocation {
+	t.Helper()
+	pullRequest(t, files, edit)
 	cfg, err := config.Load("perfgate.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -118,5 +125,27 @@ func TestBaseDirHasNoBaseConfig(t *testing.T) {
 	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
 	if err := g.gateFromBase(context.Background(), &build.Base{Dir: t.TempDir()}, "perfgate.yml"); err != nil || len(g.rep.Warnings) != 0 {
 		t.Errorf("err %v, warnings %q: a --base-dir gate has nothing to compare", err, g.rep.Warnings)
+	}
+}
+
+// TestGateRunRecordsTheBasesThresholds: perfgate gate itself applies the
+// base's thresholds and writes the change into report.json, even when the
+// gate ends early (here at a build that fails on both sides).
+func TestGateRunRecordsTheBasesThresholds(t *testing.T) {
+	files := map[string]string{"perfgate.yml": strictConfig, "go.mod": "module example.com/svc\n\ngo 1.24\n"}
+	pullRequest(t, files, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), testService+"gate:\n  cpu: 50%\n")
+	})
+	out := filepath.Join(t.TempDir(), "results")
+	rep, err := Run(context.Background(), Options{ConfigPath: "perfgate.yml", Base: "v1", Head: ".", Out: out, Stdout: io.Discard, Stderr: io.Discard})
+	if err == nil || rep == nil {
+		t.Fatalf("report %v, err %v: want a failed build's report", rep, err)
+	}
+	if rep.Config.Gate.CPU != 0.015 || len(rep.ConfigChanges) != 1 || rep.ConfigChanges[0].Head != "50%" {
+		t.Errorf("config gate.cpu %v, changes %+v: want the base's 1.5%% and the change recorded", rep.Config.Gate.CPU, rep.ConfigChanges)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(data), "changes perfgate.yml's thresholds") {
+		t.Errorf("report.md (%v) does not show the change:\n%s", err, data)
 	}
 }
