@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,5 +96,39 @@ func TestFoldKeyMatchesEqualFold(t *testing.T) {
 	}
 	if foldKey("ss") == foldKey("ß") {
 		t.Error("ss and ß fold alike; encoding/json does not match them")
+	}
+}
+
+// TestReportFieldNamesFoldApart: no struct in report.json has two fields
+// whose names differ only in case, or CheckKeys would refuse the reports
+// perfgate writes.
+func TestReportFieldNamesFoldApart(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(typ reflect.Type) {
+		typ = decodedType(typ)
+		if typ == nil || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		switch typ.Kind() {
+		case reflect.Struct:
+			fields := map[string]reflect.Type{}
+			jsonFields(typ, fields)
+			folded := map[string]string{}
+			for name, ft := range fields {
+				if other, ok := folded[foldKey(name)]; ok {
+					t.Errorf("%s has the fields %q and %q, which differ only in case", typ, other, name)
+				}
+				folded[foldKey(name)] = name
+				walk(ft)
+			}
+		case reflect.Map, reflect.Slice, reflect.Array:
+			walk(typ.Elem())
+		}
+	}
+	walk(reflect.TypeFor[Report]())
+	if len(seen) < 20 {
+		t.Errorf("walked only %d types", len(seen))
 	}
 }
