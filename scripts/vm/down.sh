@@ -20,7 +20,7 @@ if pid=$(qemu_pid); then
 fi
 # A qemu of ours whose pid file is gone (a crashed up.sh).
 for p in /proc/[0-9]*; do
-  cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+  cmd=$({ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) || continue
   [[ $cmd == qemu-system-x86_64\ -name\ perfgate-vm* ]] && kill -9 "${p#/proc/}" 2>/dev/null
 done
 rm -rf "$state"
@@ -28,7 +28,7 @@ rm -rf "$state"
 
 left=()
 for p in /proc/[0-9]*; do
-  cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+  cmd=$({ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) || continue
   [[ $cmd == qemu-system-x86_64\ -name\ perfgate-vm* ]] && alive "${p#/proc/}" && left+=("process ${p#/proc/}")
 done
 [ -e "$state" ] && left+=("$state")

@@ -16,9 +16,11 @@ console=$state/console.log
 pidfile=$state/qemu.pid
 portfile=$state/ssh.port
 accelfile=$state/accel
-# Where run.sh and the suite find the checkout inside the VM, owned by runner
-# like actions/checkout's $GITHUB_WORKSPACE.
-guest_checkout=/home/runner/work/perfgate/perfgate
+# The checkout these scripts belong to. up.sh copies it into the VM at the
+# same path, owned by runner (as actions/checkout leaves a workspace), so
+# that test binaries built on the host find their sources and testdata.
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+guest_checkout=$repo
 
 log() { echo "vm: $*" >&2; }
 

@@ -16,9 +16,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 [ "$(id -u)" = 0 ] || { log "run me as root"; exit 1; }
-repo=$(cd "$here/../.." && pwd)
 
-if qemu_pid >/dev/null && ssh_vm true 2>/dev/null; then
+"$here/build.sh" >/dev/null
+# Up already, and from the image as it is now built: nothing to do.
+if qemu_pid >/dev/null && cmp -s "$stamp" "$state/stamp" && ssh_vm true 2>/dev/null; then
   log "already up (qemu pid $(qemu_pid), $(cat "$accelfile"), ssh 127.0.0.1:$(cat "$portfile"))"
   exit 0
 fi
@@ -27,7 +28,6 @@ command -v qemu-system-x86_64 >/dev/null || {
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >&2
 }
-"$here/build.sh" >/dev/null
 bash "$here/down.sh" >/dev/null 2>&1 || true
 mkdir -p "$state"
 started=$(date +%s)
@@ -45,6 +45,7 @@ boot() {
   esac
   rm -f "$overlay" "$console" "$pidfile"
   qemu-img create -q -f qcow2 -b "$image" -F raw "$overlay"
+  cp "$stamp" "$state/stamp"
   free_port >"$portfile"
   echo "$accel" >"$accelfile"
   qemu-system-x86_64 -name perfgate-vm -machine q35 "${accel_opts[@]}" -smp "$cpus" -m "$memory" \
@@ -94,6 +95,6 @@ done
 booted=$(($(date +%s) - started))
 
 # The checkout, as actions/checkout leaves it: owned by runner.
-ssh_vm "mkdir -p $guest_checkout"
+ssh_vm "sudo -n install -d -o runner -g runner $guest_checkout"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -czf -) | ssh_vm "tar -xzf - -C $guest_checkout"
 log "up in ${booted} s with $accel, checkout copied in $(($(date +%s) - started - booted)) s; ssh 127.0.0.1:$(cat "$portfile")"

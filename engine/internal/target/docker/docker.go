@@ -82,7 +82,7 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	t.docker = cli{path: path}
 	info, err := t.docker.run(ctx, "info", "--format", "{{.ServerVersion}}|{{.CgroupVersion}}|{{.CgroupDriver}}")
 	if err != nil {
-		return t.env, t.unreachable(err)
+		return t.env, t.unreachable(ctx, err)
 	}
 	t.host = owner.Host()
 	t.run = target.NewRunName()
@@ -105,10 +105,19 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 
 // unreachable turns a failed `docker info` into an infrastructure error
 // that says where perfgate looked and how to get an engine running.
-func (t *Target) unreachable(err error) error {
+func (t *Target) unreachable(ctx context.Context, err error) error {
 	where := os.Getenv("DOCKER_HOST")
 	if where == "" {
 		where = "the default socket /var/run/docker.sock"
+	}
+	// Docker 20.10's CLI (Debian 12's docker.io) fails `docker info
+	// --format` without an engine with a template error ("nil pointer to
+	// embedded struct field Info") instead of saying so; `docker version`
+	// still says so.
+	if !engineUnreachable(err) {
+		if _, versionErr := t.docker.run(ctx, "version"); engineUnreachable(versionErr) {
+			err = versionErr
+		}
 	}
 	if engineUnreachable(err) {
 		return &InfraError{Err: fmt.Errorf(
