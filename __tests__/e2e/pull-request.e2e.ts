@@ -209,6 +209,9 @@ describe('the fork-safe two-stage setup', () => {
     expect(more).toEqual([])
     expect(comment.body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')
     expect(comment.body).toContain('perfgate: regression')
+    // Built from stage two's inputs and the run's head commit, not from the artifact.
+    expect(comment.body).toContain(`<pre>git checkout ${headSha}\nsudo perfgate gate --config perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `)
+    expect(stageTwo.output).toMatch(/perfgate engine: .*built fresh for this step/)
     expect(gh.problems).toEqual([])
   })
 })
