@@ -36,6 +36,9 @@ type container struct {
 	// lastStats are the cgroup's counters at the last read, kept because
 	// Docker removes the cgroup the moment the container dies.
 	lastStats *cgroup.Stats
+	// oom sees an OOM kill the moment it happens, before the group goes
+	// (cgroup v2; nil on v1).
+	oom *cgroup.OOMWatch
 }
 
 // Start runs a fresh container of spec's binary and returns once the
@@ -184,6 +187,9 @@ func (c *container) locate(ctx context.Context) error {
 	if err := c.checkLimits(); err != nil {
 		return err
 	}
+	if c.oom, err = c.group.WatchOOMKills(); err != nil {
+		return &InfraError{Err: fmt.Errorf("target docker: watch the container's memory.events: %w", err)}
+	}
 	for _, n := range s.NetworkSettings.Networks {
 		if n.IPAddress != "" && reachable(n.IPAddress) {
 			c.url = fmt.Sprintf("http://%s:%d", n.IPAddress, servicePort)
@@ -268,6 +274,8 @@ func (c *container) Stop() target.Exit {
 			}
 			c.exit.OOMKilled = s.State.OOMKilled || (c.lastStats != nil && c.lastStats.OOMKills > 0)
 		}
+		c.oom.Stop()
+		c.exit.OOMKilled = c.exit.OOMKilled || c.oom.Kills() > 0
 		c.keepLogs(ctx)
 		if _, err := c.t.docker.run(ctx, "rm", "--force", "--volumes", c.id); err != nil {
 			fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
@@ -303,7 +311,7 @@ func (c *container) describeExit() string {
 		return "its state is unknown: " + err.Error()
 	}
 	switch {
-	case s.State.OOMKilled:
+	case s.State.OOMKilled || c.oom.Kills() > 0:
 		return "OOM-killed"
 	case s.State.Error != "":
 		return s.State.Error
