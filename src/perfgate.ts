@@ -56,32 +56,20 @@ export interface EngineInvocation {
  * engineInvocation decides how the engine is started. Its cgroup limits
  * need root; GitHub's hosted runners run steps as an unprivileged user with
  * password-less sudo, so there the engine runs through `sudo -n`. PATH is
- * passed explicitly (sudo resets it, and the engine needs the runner's Go),
- * and root gets Go caches of its own under RUNNER_TEMP, so that no
- * root-owned file lands in the runner user's module or build cache, where
- * later steps (and setup-go's cache) would trip over it. Without root or
- * sudo the engine runs unconfined and says so in its report.
+ * passed explicitly (sudo resets it, and the engine needs the runner's Go).
+ * Under sudo the engine does as root only what needs root: it builds the
+ * pull request's code and runs git as the runner user (SUDO_UID), with the
+ * runner's own Go caches, and runs the service as that user too, so no
+ * root-owned file lands in the runner's caches or checkout. Without root
+ * or sudo the engine runs unconfined and says so in its report.
  */
 export function engineInvocation(binary: string, args: string[], host: { root: boolean; sudo: boolean; env: NodeJS.ProcessEnv }): EngineInvocation {
   const env = engineEnvironment(host.env)
   if (host.root || !host.sudo) return { file: binary, args, env, viaSudo: false }
-  const rootGo = path.join(host.env.RUNNER_TEMP || '/tmp', 'perfgate-root-go')
-  // git refuses, as root, a repository the runner user owns ("dubious
-  // ownership"); the engine's base worktree and Go's VCS stamping both run
-  // git there. Trust it for this process tree only, as command-line config.
-  const n = Number(env.GIT_CONFIG_COUNT) || 0
-  const rootEnv = {
-    GOCACHE: path.join(rootGo, 'build'),
-    GOMODCACHE: path.join(rootGo, 'mod'),
-    GOPATH: rootGo,
-    GIT_CONFIG_COUNT: String(n + 1),
-    [`GIT_CONFIG_KEY_${n}`]: 'safe.directory',
-    [`GIT_CONFIG_VALUE_${n}`]: '*'
-  }
   return {
     file: 'sudo',
-    args: ['-n', '--preserve-env', 'env', `PATH=${env.PATH ?? ''}`, ...Object.entries(rootEnv).map(([k, v]) => `${k}=${v}`), binary, ...args],
-    env: { ...env, ...rootEnv },
+    args: ['-n', '--preserve-env', 'env', `PATH=${env.PATH ?? ''}`, binary, ...args],
+    env,
     viaSudo: true
   }
 }

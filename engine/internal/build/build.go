@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 )
 
 // Flags are the go build flags of both sides. -trimpath keeps file paths
@@ -44,7 +46,9 @@ func (e *Error) Error() string {
 
 // GoVersion is the toolchain both sides are built with.
 func GoVersion(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output()
+	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
+	privilege.AsInvoker(cmd)
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("no usable Go toolchain (go env GOVERSION: %v); install Go and put it on PATH", err)
 	}
@@ -75,13 +79,18 @@ func Build(ctx context.Context, label, tree, pkg, outPath string) (Binary, error
 	cmd.Dir = moduleDir
 	// One toolchain for both sides: never let a go.mod switch it.
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local")
+	// Under sudo the pull request's code is built by the invoking user,
+	// with that user's Go caches; perfgate needs root only for cgroups.
+	privilege.AsInvoker(cmd)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	command := "CGO_ENABLED=0 go " + strings.Join(args, " ") + " (in " + moduleDir + ")"
 	if err := cmd.Run(); err != nil {
 		return b, &Error{Label: label, Command: command, OutputTail: lastLines(out.String(), 40), Err: err}
 	}
-	info, err := exec.CommandContext(ctx, "go", "version", "-m", abs).Output()
+	version := exec.CommandContext(ctx, "go", "version", "-m", abs)
+	privilege.AsInvoker(version)
+	info, err := version.Output()
 	if err != nil {
 		return b, &Error{Label: label, Command: "go version -m " + abs, Err: err}
 	}

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 )
 
 // Base is the resolved base tree (--base or --base-dir): a directory to
@@ -71,6 +73,10 @@ func ResolveBase(ctx context.Context, rev, head string) (*Base, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := privilege.GiveToInvoker(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
 	worktree := filepath.Join(tmp, "tree")
 	if _, err := git(ctx, top, "worktree", "add", "--detach", worktree, commit); err != nil {
 		os.RemoveAll(tmp)
@@ -120,6 +126,7 @@ func (b *Base) ReadAtBase(ctx context.Context, path string) ([]byte, string, err
 		return nil, rel, fmt.Errorf("%s does not exist at %s (%w)", rel, b.Commit[:min(12, len(b.Commit))], ErrNotAtBase)
 	}
 	cmd := exec.CommandContext(ctx, "git", "-C", b.Top, "show", object)
+	privilege.AsInvoker(cmd)
 	data, err := cmd.Output()
 	if err != nil {
 		return nil, rel, fmt.Errorf("git show %s: %w", object, err)
@@ -140,6 +147,9 @@ func gitRevision(ctx context.Context, dir string) (string, bool) {
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	// As the checkout's owner under sudo: git trusts the repository, and
+	// the worktree bookkeeping it writes into .git is not root's.
+	privilege.AsInvoker(cmd)
 	out, err := cmd.Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/render"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
@@ -127,6 +128,11 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 	// when perfgate is root (privilege.ServiceUser), and must reach its
 	// binary. The binaries are the pull request's own code, no secret.
 	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	// Under sudo the invoking user builds (build.Build) and writes here.
+	if err := privilege.GiveToInvoker(tmp); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}

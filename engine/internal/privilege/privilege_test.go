@@ -2,7 +2,9 @@ package privilege
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -93,5 +95,36 @@ func TestChownTreeGivesBackOnlyWhatTheRunWrote(t *testing.T) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(outside, &st); err != nil || st.Uid != 0 {
 		t.Errorf("the link's target changed owner to %d: a symlink in the results must not give away files outside them", st.Uid)
+	}
+}
+
+// TestAsInvokerRunsCommandsAsTheSudoUser: under sudo (SUDO_UID and
+// SUDO_GID stand in for it here; scripts/vm/suite.sh has the real one), a
+// command runs as the invoker, without root's groups, with the invoker's
+// HOME; without sudo it runs as perfgate.
+func TestAsInvokerRunsCommandsAsTheSudoUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root can run a command as another user")
+	}
+	// nobody exists in every password database this runs on.
+	t.Setenv("SUDO_UID", "65534")
+	t.Setenv("SUDO_GID", "65534")
+	cmd := exec.Command("sh", "-c", `echo "$(id -u) $(id -g) [$(id -G)] $HOME"`)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/root"}
+	AsInvoker(cmd)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := homeOf(User{UID: 65534})
+	if got, want := strings.TrimSpace(string(out)), "65534 65534 [65534] "+home; got != want {
+		t.Errorf("ran as %q, want %q", got, want)
+	}
+
+	t.Setenv("SUDO_UID", "")
+	cmd = exec.Command("id", "-u")
+	AsInvoker(cmd)
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "0" {
+		t.Errorf("without sudo: ran as %q, %v; want perfgate's own user (0)", out, err)
 	}
 }
