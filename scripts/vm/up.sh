@@ -17,10 +17,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 [ "$(id -u)" = 0 ] || { log "run me as root"; exit 1; }
 
+# copy_checkout replaces the VM's copy of the checkout with this one, as
+# actions/checkout leaves a workspace: owned by runner.
+copy_checkout() {
+  ssh_vm "sudo -n rm -rf $guest_checkout && sudo -n install -d -o runner -g runner $guest_checkout"
+  (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -czf -) | ssh_vm "tar -xzf - -C $guest_checkout"
+}
+
 "$here/build.sh" >/dev/null
-# Up already, and from the image as it is now built: nothing to do.
+# Up already, and from the image as it is now built: only the checkout.
 if qemu_pid >/dev/null && cmp -s "$stamp" "$state/stamp" && ssh_vm true 2>/dev/null; then
-  log "already up (qemu pid $(qemu_pid), $(cat "$accelfile"), ssh 127.0.0.1:$(cat "$portfile"))"
+  copy_checkout
+  log "already up (qemu pid $(qemu_pid), $(cat "$accelfile"), ssh 127.0.0.1:$(cat "$portfile")); checkout copied"
   exit 0
 fi
 command -v qemu-system-x86_64 >/dev/null || {
@@ -94,7 +102,5 @@ until ssh_vm true 2>/dev/null; do
 done
 booted=$(($(date +%s) - started))
 
-# The checkout, as actions/checkout leaves it: owned by runner.
-ssh_vm "sudo -n install -d -o runner -g runner $guest_checkout"
-(cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -czf -) | ssh_vm "tar -xzf - -C $guest_checkout"
+copy_checkout
 log "up in ${booted} s with $accel, checkout copied in $(($(date +%s) - started - booted)) s; ssh 127.0.0.1:$(cat "$portfile")"

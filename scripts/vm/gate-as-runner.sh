@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Runs inside the runner-like VM as runner (suite.sh ships it): real gates of
+# the example service through `sudo -n`, the way the Action starts the
+# engine, and checks what the runner's path promises:
+#  - the service is confined by cgroup v2 (no UNCONFINED warning);
+#  - the service runs as runner, not root;
+#  - results, logs, Go caches and the checkout's .git hold no root-owned
+#    file, and runner can delete the results;
+#  - no perfgate cgroup or process is left after a gate that passes, one
+#    whose service cannot start, and one stopped by SIGTERM midway, which
+#    still writes report.json.
+# Usage: gate-as-runner.sh PERFGATE_BINARY
+set -uo pipefail
+perfgate=$1
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+work=/home/runner/work/vm-gate
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+engine() { sudo -n --preserve-env env "PATH=$PATH" "$perfgate" "$@"; }
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$@"; }
+
+leftovers() {
+  local left
+  left=$(find /sys/fs/cgroup -type d -name 'perfgate-*' 2>/dev/null; pgrep -a -f '[p]erfgate-bin-|[p]erfgate-round-bin-|[p]erfgate-service-' || true
+    find /tmp -maxdepth 1 -name 'perfgate-*' ! -name 'perfgate-test-svc*' 2>/dev/null)
+  if [ -n "$left" ]; then fail "$1 left behind: $left"; else ok "$1 left no cgroup or process"; fi
+}
+
+root_owned() {
+  local found
+  found=$(find /home/runner -xdev -uid 0 2>/dev/null | head -5)
+  if [ -n "$found" ]; then fail "$1: root-owned files in runner's home (results, Go caches, .git): $found"; else ok "$1: nothing root-owned in runner's home"; fi
+}
+
+# The example service as a repository: main, then a feature branch that
+# plants a per-request fmt.Sprintf (the action's e2e does the same).
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+cp -r "$repo/examples/service" repo && cd repo || exit 1
+cp "$repo/engine/cmd/perfgate/testdata/decisive-experiment.yml" perfgate.yml
+git init -q -b main && git add -A && git -c user.name=vm -c user.email=vm@localhost commit -qm base
+git apply "$repo/examples/regressions/alloc-sprintf.patch" && git -c user.name=vm -c user.email=vm@localhost commit -qam feature
+base=$(git rev-parse HEAD~1)
+
+echo "== a gate through sudo -n, base $base"
+engine gate --config perfgate.yml --base "$base" --head . --out "$work/results" >"$work/gate.log" 2>&1
+rc=$?
+tail -5 "$work/gate.log"
+if [ ! -s "$work/results/report.json" ]; then
+  fail "no report.json (exit $rc)"
+  cat "$work/gate.log"
+else
+  verdict=$(json "$work/results/report.json" 'd["verdict"]')
+  confinement=$(json "$work/results/report.json" 'd["environment"].get("confinement", "")')
+  warnings=$(json "$work/results/report.json" '"\n".join(d["environment"].get("warnings") or [])')
+  echo "exit $rc, verdict $verdict, confinement: $confinement"
+  case $rc in 0 | 1) ok "the gate decided (exit $rc, $verdict)" ;; *) fail "the gate exited $rc ($verdict)"; cat "$work/gate.log" ;; esac
+  [[ $confinement == *"cgroup v2"* ]] && ok "confined by cgroup v2" || fail "confinement is '$confinement', want cgroup v2"
+  [[ $warnings == *UNCONFINED* ]] && fail "UNCONFINED warning: $warnings" || ok "no UNCONFINED warning"
+fi
+leftovers "the gate"
+root_owned "after the gate"
+rm -rf "$work/results" && ok "runner deleted the results" || fail "runner cannot delete the results"
+
+echo "== the service as runner, not root, in a cgroup it cannot loosen"
+engine run --config perfgate.yml --src . --label vm --out "$work/run" >"$work/run.log" 2>&1 &
+runpid=$!
+svc=""
+for _ in $(seq 300); do
+  svc=$(pgrep -f -n '[p]erfgate-round-bin-|[p]erfgate-bin-' || true)
+  [ -n "$svc" ] && [ "$(stat -c %U "/proc/$svc" 2>/dev/null)" != root ] && break
+  sleep 0.2
+done
+if [ -z "$svc" ]; then
+  fail "no service process seen"
+else
+  uids=$(awk '/^Uid:/ {print $2, $3, $4, $5}' "/proc/$svc/status")
+  groups=$(awk '/^Groups:/ {$1 = ""; print}' "/proc/$svc/status" | xargs)
+  cg=$(cut -d: -f3 "/proc/$svc/cgroup")
+  [ "$uids" = "$(id -u) $(id -u) $(id -u) $(id -u)" ] && ok "the service runs as runner (Uid $uids)" || fail "the service's Uid line is '$uids', want runner's $(id -u)"
+  [ -z "$groups" ] && ok "the service has no supplementary groups" || fail "the service keeps groups: $groups"
+  [[ $cg == */perfgate-* ]] && ok "the service is in its cgroup $cg" || fail "the service is in $cg, not a perfgate group"
+  if echo max >"/sys/fs/cgroup$cg/cpu.max" 2>/dev/null; then fail "runner could lift its service's cpu.max"; else ok "runner cannot write its service's cpu.max"; fi
+fi
+wait "$runpid"
+echo "run exit $?: $(tail -1 "$work/run.log")"
+leftovers "the recording"
+root_owned "after the recording"
+rm -rf "$work/run" && ok "runner deleted the recording" || fail "runner cannot delete the recording"
+
+echo "== a service that cannot start"
+sed 's/args: \["-addr", "{addr}"\]/args: ["-addr", "{addr}", "-no-such-flag"]/' perfgate.yml >"$work/broken.yml"
+engine gate --config "$work/broken.yml" --base "$base" --head . --out "$work/broken" >"$work/broken.log" 2>&1
+rc=$?
+[ "$rc" -ge 2 ] && ok "a service that cannot start is an error (exit $rc)" || fail "exit $rc for a service that cannot start"
+grep -q -- "-no-such-flag" "$work/broken/report.json" 2>/dev/null && ok "report.json quotes the service's complaint" || fail "report.json lacks the service's stderr"
+leftovers "the failed gate"
+rm -rf "$work/broken" || fail "runner cannot delete the failed gate's results"
+
+echo "== SIGTERM midway"
+engine gate --config perfgate.yml --base "$base" --head . --out "$work/cancelled" >"$work/cancelled.log" 2>&1 &
+sudopid=$!
+for _ in $(seq 600); do grep -q 'round 2' "$work/cancelled.log" && break; sleep 0.2; done
+# As the Action's post step does: SIGTERM, as runner, to the pid it saved,
+# which is sudo's; sudo relays it to the engine.
+kill -TERM "$sudopid"
+wait "$sudopid"
+rc=$?
+[ -s "$work/cancelled/report.json" ] && ok "a cancelled gate still wrote report.json (exit $rc)" || fail "a cancelled gate wrote no report.json (exit $rc)"
+sleep 1
+leftovers "the cancelled gate"
+root_owned "after the cancelled gate"
+rm -rf "$work/cancelled" || fail "runner cannot delete the cancelled gate's results"
+
+git -C "$work/repo" worktree list | grep -q perfgate-base && fail "a base worktree is still registered" || ok "no base worktree left registered"
+[ "$fails" = 0 ] && echo "all gate checks passed" || echo "$fails gate checks failed"
+exit "$fails"
