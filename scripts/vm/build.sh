@@ -46,7 +46,8 @@ log "building a Debian $suite root file system with mmdebstrap (a few minutes)"
 # apparmor: the kernel enables AppArmor, and without apparmor_parser dockerd
 # cannot load its docker-default profile and refuses every container
 # (Ubuntu's runners have it installed).
-packages=systemd,systemd-sysv,dbus,udev,sudo,git,docker.io,apparmor,iptables,ca-certificates,openssh-server,linux-image-cloud-amd64,initramfs-tools,iproute2,procps,util-linux,kmod,less,curl,xz-utils
+# python3: the suite's checks read report.json with it (GitHub's images have it).
+packages=systemd,systemd-sysv,dbus,udev,sudo,git,docker.io,apparmor,python3,iptables,ca-certificates,openssh-server,linux-image-cloud-amd64,initramfs-tools,iproute2,procps,util-linux,kmod,less,curl,xz-utils
 # shellcheck disable=SC2016 # the hooks' $1 is mmdebstrap's, the root directory
 mmdebstrap --mode=root --variant=apt --include="$packages" \
   --customize-hook='echo perfgate-vm >"$1/etc/hostname"; printf "127.0.0.1 localhost\n127.0.1.1 perfgate-vm\n" >"$1/etc/hosts"' \
