@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,9 +17,18 @@ import (
 // (found in the runner-like VM, scripts/vm). The kernel notifies every
 // change of memory.events to inotify watchers, which is how containerd
 // watches it too: the watch reads the file at each change, and every
-// pollEvery besides, and keeps the highest oom_kill seen.
+// pollEvery besides, and keeps the highest oom_kill seen. The group can
+// still go before the watch gets to read it (seen under emulation), so the
+// watch also counts the parent's oom_kill, which is hierarchical and
+// outlives the group: its growth while the watch ran counts too. A
+// sibling's OOM kill in that time would count as well; callers weigh
+// Kills with how the process ended (SIGKILL).
 type OOMWatch struct {
 	kills atomic.Int64
+	// parent is the parent group's directory when it has memory.events
+	// (the root group has none), and parentAtStart its oom_kill then.
+	parent        string
+	parentAtStart int64
 	stop  chan struct{}
 	done  chan struct{}
 	once  sync.Once
@@ -43,6 +53,9 @@ func (g *Group) WatchOOMKills() (*OOMWatch, error) {
 		return nil, err
 	}
 	w := &OOMWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	if events, err := readKeyed(filepath.Dir(dir), "memory.events"); err == nil {
+		w.parent, w.parentAtStart = filepath.Dir(dir), events["oom_kill"]
+	}
 	go w.run(fd, dir)
 	return w, nil
 }
@@ -91,12 +104,19 @@ func removed(events []byte) bool {
 	return false
 }
 
-// Kills is the highest oom_kill count seen so far.
+// Kills is the highest oom_kill count seen so far in the group, or the
+// parent's growth since the watch began when that is higher.
 func (w *OOMWatch) Kills() int64 {
 	if w == nil {
 		return 0
 	}
-	return w.kills.Load()
+	kills := w.kills.Load()
+	if w.parent != "" {
+		if events, err := readKeyed(w.parent, "memory.events"); err == nil {
+			kills = max(kills, events["oom_kill"]-w.parentAtStart)
+		}
+	}
+	return kills
 }
 
 // Stop ends the watch and waits for it.

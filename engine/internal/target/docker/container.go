@@ -275,7 +275,9 @@ func (c *container) Stop() target.Exit {
 			c.exit.OOMKilled = s.State.OOMKilled || (c.lastStats != nil && c.lastStats.OOMKills > 0)
 		}
 		c.oom.Stop()
-		c.exit.OOMKilled = c.exit.OOMKilled || c.oom.Kills() > 0
+		// The kernel's OOM killer sends SIGKILL; the watch may count a
+		// sibling's kill too, so a service that ended otherwise was not it.
+		c.exit.OOMKilled = c.exit.OOMKilled || (c.exit.Signal == syscall.SIGKILL.String() && c.oom.Kills() > 0)
 		c.keepLogs(ctx)
 		if _, err := c.t.docker.run(ctx, "rm", "--force", "--volumes", c.id); err != nil {
 			fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
@@ -311,7 +313,7 @@ func (c *container) describeExit() string {
 		return "its state is unknown: " + err.Error()
 	}
 	switch {
-	case s.State.OOMKilled || c.oom.Kills() > 0:
+	case s.State.OOMKilled || (s.State.ExitCode == 128+int(syscall.SIGKILL) && c.oom.Kills() > 0):
 		return "OOM-killed"
 	case s.State.Error != "":
 		return s.State.Error
