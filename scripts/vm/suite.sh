@@ -91,6 +91,23 @@ tar -C "$work/home" -czf - . | ssh_vm "tar -xzf - -C /home/runner"
 stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-owned or left behind" \
   "bash scripts/vm/gate-as-runner.sh $guest_bin/perfgate"
 
+# --- the Action end to end, as on GitHub --------------------------------------
+# The local-action scenarios of __tests__/e2e (a same-repo pull request with
+# a regression and its sticky comment, a fork, a push, a nightly record, a
+# cancelled job, the fork-safe two stages) as runner: the Action finds
+# password-less sudo and starts the engine through it. The runner's Go
+# caches get the engine's modules and build (the Action builds the engine
+# with the runner's Go, ~20 minutes cold under TCG), and node_modules comes
+# from the host's npm install.
+log "warming runner's Go caches for the engine and copying node_modules"
+[ -d "$repo/node_modules" ] || (cd "$repo" && npm install --no-audit --no-fund --loglevel=error)
+(cd "$repo/engine" && GOMODCACHE="$work/home/go/pkg/mod" GOPROXY="file://$(go env GOMODCACHE)/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
+(cd "$repo/engine" && GOCACHE="$work/home/.cache/go-build" GOMODCACHE="$work/home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o /dev/null ./cmd/perfgate)
+tar -C "$work/home" -cf - . | ssh_vm "tar -xf - -C /home/runner"
+tar -C "$repo" -cf - node_modules | ssh_vm "tar -xf - -C $guest_checkout"
+stage "the Action end to end through @github/local-action, as runner with sudo" \
+  "PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts"
+
 log "suite took $(($(date +%s) - started)) s"
 if [ ${#failed[@]} -gt 0 ]; then
   log "FAILED: ${failed[*]}"
