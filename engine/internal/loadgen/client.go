@@ -14,22 +14,29 @@ import (
 )
 
 // Remote is a generator on a load-generator server, reached at serverURL
-// with client (the API server's pod proxy and its credentials). It
-// implements load.Attacker.
+// with client (the API server's pod proxy and its credentials) and the
+// run's token. It implements load.Attacker.
 type Remote struct {
-	serverURL string
-	client    *http.Client
-	id        string
+	server endpoint
+	id     string
+}
+
+// endpoint is where a load-generator server is and how to call it.
+type endpoint struct {
+	url    string
+	client *http.Client
+	token  string
 }
 
 // Create makes a generator on the server for the service at spec.URL
 // (as the server sees it) and waits until the server reaches spec.Ready.
-func Create(ctx context.Context, serverURL string, client *http.Client, spec NewGenerator) (*Remote, error) {
+func Create(ctx context.Context, serverURL string, client *http.Client, token string, spec NewGenerator) (*Remote, error) {
+	s := endpoint{url: serverURL, client: client, token: token}
 	var created struct{ ID string }
-	if err := call(ctx, client, http.MethodPost, serverURL+"/generators", spec, &created); err != nil {
+	if err := s.call(ctx, http.MethodPost, "/generators", spec, &created); err != nil {
 		return nil, err
 	}
-	return &Remote{serverURL: serverURL, client: client, id: created.ID}, nil
+	return &Remote{server: s, id: created.ID}, nil
 }
 
 // Attack runs one attack on the server and writes its results to a.Out.
@@ -39,7 +46,7 @@ func (r *Remote) Attack(ctx context.Context, a load.Attack) (load.Summary, error
 		req.CountFrom = max(0, time.Until(a.CountFrom))
 	}
 	var resp AttackResponse
-	if err := call(ctx, r.client, http.MethodPost, r.serverURL+"/generators/"+r.id+"/attack", req, &resp); err != nil {
+	if err := r.server.call(ctx, http.MethodPost, "/generators/"+r.id+"/attack", req, &resp); err != nil {
 		return load.Summary{}, err
 	}
 	if a.Out != nil {
@@ -57,24 +64,27 @@ func (r *Remote) Attack(ctx context.Context, a load.Attack) (load.Summary, error
 func (r *Remote) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = call(ctx, r.client, http.MethodDelete, r.serverURL+"/generators/"+r.id, nil, nil)
+	_ = r.server.call(ctx, http.MethodDelete, "/generators/"+r.id, nil, nil)
 }
 
-func call(ctx context.Context, client *http.Client, method, url string, body, out any) error {
-	var reader io.Reader
+func (s endpoint) call(ctx context.Context, method, path string, body, out any) error {
+	var buf bytes.Buffer
 	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
+		// Unescaped HTML keeps bodies with <, > and & from growing sixfold.
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(body); err != nil {
 			return err
 		}
-		reader = bytes.NewReader(data)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, url, reader)
+	url := s.url + path
+	req, err := http.NewRequestWithContext(ctx, method, url, &buf)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
+	req.Header.Set(TokenHeader, s.token)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("load generator %s: %w", method, err)
 	}

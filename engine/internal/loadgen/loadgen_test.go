@@ -38,7 +38,8 @@ func TestRemoteAttackMatchesTheProtocol(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	go Serve(addr, time.Minute)
+	token := testToken(t)
+	go Serve(addr, time.Minute, Guard{Token: token, Targets: []string{strings.TrimPrefix(svc.URL, "http://")}})
 	server := "http://" + addr
 	for i := 0; i < 100; i++ {
 		if resp, err := http.Get(server + "/healthz"); err == nil {
@@ -50,7 +51,7 @@ func TestRemoteAttackMatchesTheProtocol(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, func() { ready.Store(true) })
 
 	ctx := context.Background()
-	gen, err := Create(ctx, server, http.DefaultClient, NewGenerator{
+	gen, err := Create(ctx, server, http.DefaultClient, token, NewGenerator{
 		URL: svc.URL, Rate: 100, Timeout: time.Second, Ready: "/healthz", ReadyTimeout: 5 * time.Second,
 		Requests: []load.Request{{Method: "GET", Path: "/a"}, {Method: "POST", Path: "/b", Body: "{}"}},
 	})
@@ -79,7 +80,7 @@ func TestRemoteAttackMatchesTheProtocol(t *testing.T) {
 		t.Errorf("decoded %d results, want 100", n)
 	}
 
-	_, err = Create(ctx, server, http.DefaultClient, NewGenerator{URL: "", Rate: 1})
+	_, err = Create(ctx, server, http.DefaultClient, token, NewGenerator{URL: "", Rate: 1})
 	if err == nil || !strings.Contains(err.Error(), "400") {
 		t.Errorf("a bad generator request gave %v, want a 400", err)
 	}

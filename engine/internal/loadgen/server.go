@@ -10,6 +10,11 @@
 //	POST   /generators/{id}/attack  {name, duration_ns, count_from_ns, keep_results}         → {summary, results}
 //	DELETE /generators/{id}
 //
+// Every call carries the run's token in TokenHeader (401 without it), load
+// goes only to the run's own service (403 elsewhere), and rate, length and
+// size are capped (400 above a limit, naming it); see Guard. GET /healthz
+// is open for the readiness probe and answers only "ok".
+//
 // A generator keeps its connections across attacks (warm-up and window),
 // as perfgate's own does.
 package loadgen
@@ -29,18 +34,21 @@ import (
 )
 
 // ListenEnv, when set, turns any binary that imports this package into the
-// load-generator server listening on its value (e.g. ":9090"). The check
-// lives in init so that perfgate's test binaries, shipped as the
-// load-generator image in tests, serve too.
+// load-generator server listening on its value (e.g. ":9090"), guarded by
+// TokenEnv and TargetsEnv. The check lives in init so that perfgate's test
+// binaries, shipped as the load-generator image in tests, serve too.
 const ListenEnv = "PERFGATE_LOADGEN_LISTEN"
 
-// IdleExit is how long the server waits without a request before it exits,
+// IdleExit is how long the server waits without a control call before it exits,
 // so a generator whose perfgate died does not run forever.
 const IdleExit = 10 * time.Minute
 
 func init() {
 	if addr, ok := os.LookupEnv(ListenEnv); ok {
-		err := Serve(addr, IdleExit)
+		guard, err := GuardFromEnv()
+		if err == nil {
+			err = Serve(addr, IdleExit, guard)
+		}
 		fmt.Fprintf(os.Stderr, "perfgate load generator: %v\n", err)
 		os.Exit(1)
 	}
@@ -76,6 +84,8 @@ type AttackResponse struct {
 }
 
 type server struct {
+	guard      Guard
+	maxBody    int64 // of a control request
 	mu         sync.Mutex
 	next       int
 	generators map[string]*load.Generator
@@ -83,15 +93,14 @@ type server struct {
 	inFlight   int // requests being served: an attack may outlast IdleExit
 }
 
-// Serve serves the protocol on addr until idle for idle.
-func Serve(addr string, idle time.Duration) error {
-	s := &server{generators: map[string]*load.Generator{}, lastUsed: time.Now()}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("POST /generators", s.create)
-	mux.HandleFunc("POST /generators/{id}/attack", s.attack)
-	mux.HandleFunc("DELETE /generators/{id}", s.remove)
-	srv := &http.Server{Addr: addr, Handler: s.touching(mux)}
+// Serve serves the protocol on addr, admitting what guard admits, until
+// no control request came for idle.
+func Serve(addr string, idle time.Duration, guard Guard) error {
+	if err := guard.check(); err != nil {
+		return err
+	}
+	s := newServer(guard)
+	srv := &http.Server{Addr: addr, Handler: s.handler()}
 	go func() {
 		for range time.Tick(idle / 10) {
 			s.mu.Lock()
@@ -105,6 +114,24 @@ func Serve(addr string, idle time.Duration) error {
 	}()
 	fmt.Fprintf(os.Stderr, "perfgate load generator listening on %s\n", addr)
 	return srv.ListenAndServe()
+}
+
+func newServer(guard Guard) *server {
+	return &server{guard: guard, maxBody: maxControlBytes, generators: map[string]*load.Generator{}, lastUsed: time.Now()}
+}
+
+// handler routes the protocol. Only control requests with the token count
+// as use: the readiness probe or a stranger must not keep an idle server
+// alive.
+func (s *server) handler() http.Handler {
+	control := http.NewServeMux()
+	control.HandleFunc("POST /generators", s.create)
+	control.HandleFunc("POST /generators/{id}/attack", s.attack)
+	control.HandleFunc("DELETE /generators/{id}", s.remove)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.Handle("/", s.guard.authorized(s.touching(http.MaxBytesHandler(control, s.maxBody))))
+	return mux
 }
 
 func (s *server) touching(next http.Handler) http.Handler {
@@ -125,8 +152,21 @@ func (s *server) touching(next http.Handler) http.Handler {
 
 func (s *server) create(w http.ResponseWriter, r *http.Request) {
 	var req NewGenerator
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.URL == "" || req.Rate <= 0 || len(req.Requests) == 0 {
-		http.Error(w, fmt.Sprintf("bad generator request (%v): url, rate and requests are required", err), http.StatusBadRequest)
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		status, msg := decodeError(err)
+		http.Error(w, msg, status)
+		return
+	}
+	if req.URL == "" || !(req.Rate > 0) || len(req.Requests) == 0 {
+		http.Error(w, "bad generator request: url, rate and requests are required", http.StatusBadRequest)
+		return
+	}
+	if err := req.checkLimits(); err != nil {
+		http.Error(w, "bad generator request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := s.inScope(req); err != nil {
+		http.Error(w, "generator refused: "+err.Error(), http.StatusForbidden)
 		return
 	}
 	if req.Ready != "" {
@@ -148,8 +188,21 @@ func (s *server) attack(w http.ResponseWriter, r *http.Request) {
 	gen := s.generators[r.PathValue("id")]
 	s.mu.Unlock()
 	var req AttackRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || gen == nil || req.Duration <= 0 {
-		http.Error(w, fmt.Sprintf("bad attack request (%v) or unknown generator", err), http.StatusBadRequest)
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		status, msg := decodeError(err)
+		http.Error(w, msg, status)
+		return
+	}
+	if gen == nil {
+		http.Error(w, "no generator "+r.PathValue("id")+" on this load generator", http.StatusNotFound)
+		return
+	}
+	if req.Duration <= 0 {
+		http.Error(w, "bad attack request: duration_ns must be more than 0", http.StatusBadRequest)
+		return
+	}
+	if err := req.checkLimits(); err != nil {
+		http.Error(w, "bad attack request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	a := load.Attack{Name: req.Name, Duration: req.Duration}
@@ -176,6 +229,26 @@ func (s *server) remove(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// inScope checks every URL the generator would send to, composed as
+// load.New and waitReady compose them: the base URL, each request's, and
+// the readiness URL.
+func (s *server) inScope(req NewGenerator) error {
+	if err := s.guard.allows(req.URL); err != nil {
+		return fmt.Errorf("url: %w", err)
+	}
+	for i, r := range req.Requests {
+		if err := s.guard.allows(req.URL + r.Path); err != nil {
+			return fmt.Errorf("requests[%d]: %w", i, err)
+		}
+	}
+	if req.Ready != "" {
+		if err := s.guard.allows(req.URL + req.Ready); err != nil {
+			return fmt.Errorf("ready: %w", err)
+		}
+	}
+	return nil
 }
 
 // waitReady polls url until it answers 2xx or timeout passes.

@@ -3,18 +3,23 @@ package kubernetes
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/image"
+	"github.com/perfgate/perfgate/engine/internal/load"
+	"github.com/perfgate/perfgate/engine/internal/loadgen"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
@@ -113,9 +118,9 @@ func TestServicePodIsGuaranteedAndReachedOnlyInsideTheCluster(t *testing.T) {
 	if env["GOMAXPROCS"] != "1" || env["GOMEMLIMIT"] != "60397974" {
 		t.Errorf("env %v, want GOMAXPROCS 1 and GOMEMLIMIT 90%% of 64 MiB", env)
 	}
-	svc, err := tg.cluster.clientset.CoreV1().Services(i.pod.Namespace).Get(context.Background(), i.spec.name(), metav1.GetOptions{})
-	if err != nil || svc.Spec.Type != "ClusterIP" || !strings.HasPrefix(inst.BaseURL(), "http://"+svc.Spec.ClusterIP) {
-		t.Errorf("service %+v (%v), base URL %s: want a ClusterIP", svc.Spec, err, inst.BaseURL())
+	svc, err := tg.cluster.clientset.CoreV1().Services(i.pod.Namespace).Get(context.Background(), tg.run, metav1.GetOptions{})
+	if err != nil || svc.Spec.Type != "ClusterIP" || inst.BaseURL() != "http://"+svc.Spec.ClusterIP+":80" || svc.Spec.Selector[labelInstance] != strconv.Itoa(i.spec.Instance) {
+		t.Errorf("service %+v (%v), base URL %s: want the run's ClusterIP selecting instance %d", svc.Spec, err, inst.BaseURL(), i.spec.Instance)
 	}
 	resp, err := i.ControlClient().Get(i.ControlURL() + "/gomaxprocs")
 	if err != nil || resp.StatusCode != http.StatusOK {
@@ -131,4 +136,62 @@ func TestServicePodIsGuaranteedAndReachedOnlyInsideTheCluster(t *testing.T) {
 			t.Errorf("the container's cgroup has %+v (%v), want 500m and 64Mi", limits, err)
 		}
 	}
+}
+
+// TestRunIsGuarded checks a prepared run on the cluster: its NetworkPolicies
+// select the run's pods, and the load generator, reached as perfgate
+// reaches it (the API server's pod proxy), refuses a call without the
+// run's token (401) and load aimed outside the run (403), and accepts the
+// run's Service with the token.
+func TestRunIsGuarded(t *testing.T) {
+	tg := preparedTarget(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
+	ctx := context.Background()
+	policies, err := tg.cluster.clientset.NetworkingV1().NetworkPolicies(tg.namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + tg.run})
+	if err != nil || len(policies.Items) != 2 {
+		t.Fatalf("the run's NetworkPolicies: %v (%v), want 2", policies, err)
+	}
+	for _, p := range policies.Items {
+		if p.Spec.PodSelector.MatchLabels[LabelRun] != tg.run {
+			t.Errorf("NetworkPolicy %s selects %v, want the run's pods", p.Name, p.Spec.PodSelector)
+		}
+	}
+	job, err := tg.cluster.clientset.BatchV1().Jobs(tg.namespace).Get(ctx, tg.run+"-load", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+		if strings.Contains(e.Value, tg.token) {
+			t.Errorf("the Job's env %s holds the token", e.Name)
+		}
+	}
+
+	httpClient, err := rest.HTTPClientFor(tg.cluster.rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := fmt.Sprintf("%s/api/v1/namespaces/%s/pods/%s:%d/proxy", strings.TrimRight(tg.cluster.rest.Host, "/"), tg.namespace, tg.loadgenPod, loadgenPort)
+	get := []load.Request{{Method: "GET", Path: "/"}}
+	for _, c := range []struct {
+		name, token, url string
+		want             string
+	}{
+		{"no token", "", tg.serviceURL, "401"},
+		{"a wrong token", strings.Repeat("0", len(tg.token)), tg.serviceURL, "401"},
+		{"the API server", tg.token, "http://" + strings.TrimPrefix(strings.TrimPrefix(tg.cluster.rest.Host, "https://"), "http://"), "403"},
+	} {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		gen, err := loadgen.Create(ctx, server, httpClient, c.token, loadgen.NewGenerator{URL: c.url, Rate: 10, Timeout: time.Second, Requests: get})
+		cancel()
+		if err == nil {
+			gen.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %s", c.name, err, c.want)
+		}
+	}
+	gen, err := loadgen.Create(ctx, server, httpClient, tg.token, loadgen.NewGenerator{URL: tg.serviceURL, Rate: 10, Timeout: time.Second, Requests: get})
+	if err != nil {
+		t.Fatalf("the run's Service with the token: %v", err)
+	}
+	gen.Close()
 }

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"github.com/perfgate/perfgate/engine/internal/load"
@@ -21,12 +22,12 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
-// instance is one service pod: its Deployment and Service.
+// instance is one service pod: its Deployment, reached through the run's
+// Service.
 type instance struct {
 	t         *Target
 	spec      serviceSpec
 	pod       *corev1.Pod
-	clusterIP string
 	ready     string
 	readyTime time.Duration
 	logDir    string
@@ -68,12 +69,10 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 		i.Stop()
 		return nil, fmt.Errorf("target kubernetes: create Deployment %s: %w", s.name(), err)
 	}
-	svc, err := core.Services(t.namespace).Create(ctx, s.Service(), metav1.CreateOptions{})
-	if err != nil {
+	if _, err := core.Services(t.namespace).Patch(ctx, t.run, types.MergePatchType, selectInstance(n), metav1.PatchOptions{}); err != nil {
 		i.Stop()
-		return nil, fmt.Errorf("target kubernetes: create Service %s: %w", s.name(), err)
+		return nil, fmt.Errorf("target kubernetes: point Service %s at %s: %w", t.run, s.name(), err)
 	}
-	i.clusterIP = svc.Spec.ClusterIP
 	// Pulling and starting may take longer than the service's own start.
 	if i.pod, err = t.waitPod(ctx, labelSelector(s.labels()), spec.ReadyTimeout+time.Minute, "the service"); err != nil {
 		exit := i.Stop()
@@ -92,8 +91,9 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	return i, nil
 }
 
-// BaseURL is the service as the in-cluster load generator reaches it.
-func (i *instance) BaseURL() string { return fmt.Sprintf("http://%s:80", i.clusterIP) }
+// BaseURL is the service as the in-cluster load generator reaches it:
+// the run's Service, which selects this instance's pod while it runs.
+func (i *instance) BaseURL() string { return i.t.serviceURL }
 
 // ControlURL is the API server's proxy to the pod's port: readiness,
 // profiles and MemStats go there, with ControlClient's credentials.
@@ -109,7 +109,7 @@ func (i *instance) Generator(rate float64, timeout time.Duration, requests []loa
 	server := fmt.Sprintf("%s/api/v1/namespaces/%s/pods/%s:%d/proxy", strings.TrimRight(i.t.cluster.rest.Host, "/"), i.t.namespace, i.t.loadgenPod, loadgenPort)
 	ctx, cancel := context.WithTimeout(context.Background(), i.readyTime+30*time.Second)
 	defer cancel()
-	return loadgen.Create(ctx, server, i.http, loadgen.NewGenerator{
+	return loadgen.Create(ctx, server, i.http, i.t.token, loadgen.NewGenerator{
 		URL: i.BaseURL(), Rate: rate, Timeout: timeout, Requests: requests, Ready: i.ready, ReadyTimeout: i.readyTime,
 	})
 }
@@ -166,7 +166,7 @@ func containerDied(pod *corev1.Pod) bool {
 }
 
 // Stop records how the service ended (OOMKilled and restarts from the pod
-// status), keeps its logs, deletes its Deployment and Service and waits
+// status), keeps its logs, deletes its Deployment and waits
 // for the pod to be gone, so the next run has the node to itself.
 func (i *instance) Stop() target.Exit {
 	i.stopOnce.Do(func() {
@@ -231,17 +231,14 @@ func (i *instance) keepLogs(pod *corev1.Pod) {
 	i.exit.StderrTail = strings.Join(lines[max(0, len(lines)-20):], "\n")
 }
 
-// delete removes the instance's Deployment and Service and waits until its
-// pod is gone.
+// delete removes the instance's Deployment and waits until its pod is
+// gone. The run's Service stays for the next instance.
 func (i *instance) delete(ctx context.Context) {
 	foreground := metav1.DeletePropagationForeground
 	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
 	name := i.spec.name()
 	if err := i.t.cluster.clientset.AppsV1().Deployments(i.t.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
 		fmt.Fprintf(os.Stderr, "perfgate: warning: delete Deployment %s: %v\n", name, err)
-	}
-	if err := i.t.cluster.clientset.CoreV1().Services(i.t.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
-		fmt.Fprintf(os.Stderr, "perfgate: warning: delete Service %s: %v\n", name, err)
 	}
 	pods := i.t.cluster.clientset.CoreV1().Pods(i.t.namespace)
 	if err := pollUntil(ctx, func() (bool, error) {

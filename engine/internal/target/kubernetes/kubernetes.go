@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/loadgen"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -46,6 +48,10 @@ type Target struct {
 	env          target.Environment
 	gomaxprocs   int
 	loadgenPod   string
+	// token is the run's secret for the load generator's control calls;
+	// serviceURL is the run's Service, the only place it may send load.
+	token      string
+	serviceURL string
 
 	mu       sync.Mutex
 	live     target.Live[*instance]
@@ -91,6 +97,9 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	if err := t.makeNamespace(ctx); err != nil {
 		return t.env, err
 	}
+	if err := t.isolate(ctx); err != nil {
+		return t.env, err
+	}
 	err = t.startLoadGenerator(ctx)
 	t.env.Warnings = append(t.env.Warnings, t.warnings...)
 	return t.env, err
@@ -117,8 +126,26 @@ func (t *Target) makeNamespace(ctx context.Context) error {
 	return fmt.Errorf("target kubernetes: create namespace %s: %w", t.run, err)
 }
 
-// startLoadGenerator ships perfgate itself as the load generator's image
-// and waits for its Job's pod to be ready.
+// isolate creates the run's NetworkPolicies. Without the right to, the
+// run goes on with a warning: the load generator's token still guards it.
+func (t *Target) isolate(ctx context.Context) error {
+	for _, p := range networkPolicies(t.run, t.namespace) {
+		_, err := t.cluster.clientset.NetworkingV1().NetworkPolicies(t.namespace).Create(ctx, p, metav1.CreateOptions{})
+		if apierrors.IsForbidden(err) {
+			t.warnings = append(t.warnings, fmt.Sprintf("perfgate may not create NetworkPolicies in namespace %q (%v), so other pods of the cluster can reach the run's service; the load generator still requires the run's token. Allow networkpolicies in the namespace to isolate the run", t.namespace, err))
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("target kubernetes: create NetworkPolicy %s: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+// startLoadGenerator creates the run's Service and the generator's token,
+// ships perfgate itself as the load generator's image, and waits for its
+// Job's pod to be ready. The Job is told the Service's address as the only
+// place it may send load.
 func (t *Target) startLoadGenerator(ctx context.Context) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -128,7 +155,20 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	job := loadgenSpec{Run: t.run, Namespace: t.namespace, Image: ref}.Job()
+	svc, err := t.cluster.clientset.CoreV1().Services(t.namespace).Create(ctx, runService(t.run, t.namespace), metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("target kubernetes: create the run's Service: %w", err)
+	}
+	host := net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(servicePort80))
+	t.serviceURL = "http://" + host
+	if t.token, err = loadgen.NewToken(); err != nil {
+		return err
+	}
+	spec := loadgenSpec{Run: t.run, Namespace: t.namespace, Image: ref, Targets: []string{host}}
+	if _, err := t.cluster.clientset.CoreV1().Secrets(t.namespace).Create(ctx, spec.Secret(t.token), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("target kubernetes: create the load generator's Secret: %w", err)
+	}
+	job := spec.Job()
 	if _, err := t.cluster.clientset.BatchV1().Jobs(t.namespace).Create(ctx, job, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("target kubernetes: create the load generator's Job: %w", err)
 	}
@@ -181,6 +221,8 @@ func (t *Target) deleteRun(ctx context.Context) error {
 	errs := []error{
 		t.cluster.clientset.AppsV1().Deployments(t.namespace).DeleteCollection(ctx, del, selector),
 		t.cluster.clientset.BatchV1().Jobs(t.namespace).DeleteCollection(ctx, del, selector),
+		core.Secrets(t.namespace).DeleteCollection(ctx, del, selector),
+		t.cluster.clientset.NetworkingV1().NetworkPolicies(t.namespace).DeleteCollection(ctx, del, selector),
 	}
 	services, err := core.Services(t.namespace).List(ctx, selector)
 	errs = append(errs, err)

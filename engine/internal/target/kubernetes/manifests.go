@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -27,10 +29,11 @@ const (
 	managedBy      = "perfgate"
 )
 
-// Ports inside the pods.
+// Ports inside the pods, and the run's Service's port.
 const (
-	servicePort = 8080
-	loadgenPort = 9090
+	servicePort   = 8080
+	loadgenPort   = 9090
+	servicePort80 = 80
 )
 
 // serviceSpec is everything one service Deployment is made of.
@@ -122,27 +125,56 @@ func (s serviceSpec) Deployment() *appsv1.Deployment {
 	}
 }
 
-// Service is the ClusterIP the in-cluster load generator attacks; it
-// selects the run's current service pod (one at a time).
-func (s serviceSpec) Service() *corev1.Service {
+// runService is the ClusterIP the in-cluster load generator attacks, one
+// for the whole run: the generator may send load only to the address it
+// was given when its Job started, so the address must exist before the
+// first service does. Start points its selector at each new service pod
+// in turn (selectInstance); until then it selects none.
+func runService(run, namespace string) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{Name: s.name(), Namespace: s.Namespace, Labels: s.labels()},
+		ObjectMeta: metav1.ObjectMeta{Name: run, Namespace: namespace, Labels: runLabels(run, "service")},
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
-			Selector: s.labels(),
+			Selector: serviceSpec{Run: run, Instance: 0}.labels(),
 			// Readiness gates the start only: a throttled service that
 			// answers one probe late must not lose its traffic mid-window,
 			// which would turn slowness into errors.
 			PublishNotReadyAddresses: true,
-			Ports:                    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(servicePort), Protocol: corev1.ProtocolTCP}},
+			Ports:                    []corev1.ServicePort{{Name: "http", Port: servicePort80, TargetPort: intstr.FromInt32(servicePort), Protocol: corev1.ProtocolTCP}},
 		},
 	}
+}
+
+// selectInstance is the merge patch that points the run's Service at
+// instance n's pod.
+func selectInstance(n int) []byte {
+	return []byte(fmt.Sprintf(`{"spec":{"selector":{%q:%q}}}`, labelInstance, strconv.Itoa(n)))
 }
 
 // loadgenSpec is the run's load generator.
 type loadgenSpec struct {
 	Run, Namespace, Image string
+	// Targets are the only hosts (host:port) it may send load to: the
+	// run's Service.
+	Targets []string
+}
+
+// tokenKey is the key of the token in the load generator's Secret.
+const tokenKey = "token"
+
+func (l loadgenSpec) secretName() string { return l.Run + "-load-token" }
+
+// Secret holds the run's token, which every control request to the load
+// generator must carry; the Job reads it from here, so the token is not
+// in the Job's spec.
+func (l loadgenSpec) Secret(token string) *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: l.secretName(), Namespace: l.Namespace, Labels: runLabels(l.Run, "load-generator")},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{tokenKey: []byte(token)},
+	}
 }
 
 // Job runs perfgate's load generator for the whole gate. perfgate drives
@@ -170,8 +202,14 @@ func (l loadgenSpec) Job() *batchv1.Job {
 						Name:            "load-generator",
 						Image:           l.Image,
 						ImagePullPolicy: corev1.PullIfNotPresent,
-						Env:             []corev1.EnvVar{{Name: loadgen.ListenEnv, Value: fmt.Sprintf(":%d", loadgenPort)}},
-						Ports:           []corev1.ContainerPort{{Name: "control", ContainerPort: loadgenPort, Protocol: corev1.ProtocolTCP}},
+						Env: []corev1.EnvVar{
+							{Name: loadgen.ListenEnv, Value: fmt.Sprintf(":%d", loadgenPort)},
+							{Name: loadgen.TargetsEnv, Value: strings.Join(l.Targets, ",")},
+							{Name: loadgen.TokenEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+								LocalObjectReference: corev1.LocalObjectReference{Name: l.secretName()}, Key: tokenKey,
+							}}},
+						},
+						Ports: []corev1.ContainerPort{{Name: "control", ContainerPort: loadgenPort, Protocol: corev1.ProtocolTCP}},
 						// A request, no CPU limit: a throttled generator
 						// would cut the offered load, and perfgate checks
 						// its saturation from its own CPU time.
@@ -191,6 +229,43 @@ func (l loadgenSpec) Job() *batchv1.Job {
 				},
 			},
 		},
+	}
+}
+
+// networkPolicies keep everything else in the cluster away from the run's
+// pods: they admit traffic from the run's own pods (the generator's load
+// to the service), and to the generator's control port from anywhere,
+// because perfgate reaches it through the API server, whose address the
+// pod cannot know; the token guards that port. They select the run's pods
+// by its label, so they hold in a namespace perfgate shares too. The
+// kubelet's probes and the API server on the pod's own node are always
+// admitted (Kubernetes never blocks a node's traffic to its own pods).
+func networkPolicies(run, namespace string) []*networkingv1.NetworkPolicy {
+	tcp := corev1.ProtocolTCP
+	control := intstr.FromInt32(loadgenPort)
+	runPods := metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: run}}
+	policy := func(name string, selector metav1.LabelSelector, rule networkingv1.NetworkPolicyIngressRule) *networkingv1.NetworkPolicy {
+		return &networkingv1.NetworkPolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: runLabels(run, "network-policy")},
+			Spec: networkingv1.NetworkPolicySpec{
+				PodSelector: selector,
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+				Ingress:     []networkingv1.NetworkPolicyIngressRule{rule},
+			},
+		}
+	}
+	return []*networkingv1.NetworkPolicy{
+		policy(run+"-only-the-run", runPods, networkingv1.NetworkPolicyIngressRule{
+			From: []networkingv1.NetworkPolicyPeer{{PodSelector: &runPods}},
+		}),
+		policy(run+"-load-control", metav1.LabelSelector{MatchLabels: runLabels(run, "load-generator")}, networkingv1.NetworkPolicyIngressRule{
+			Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &control}},
+			From: []networkingv1.NetworkPolicyPeer{
+				{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0"}},
+				{IPBlock: &networkingv1.IPBlock{CIDR: "::/0"}},
+			},
+		}),
 	}
 }
 

@@ -5,12 +5,17 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/loadgen"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden manifests in testdata/")
@@ -24,17 +29,24 @@ func exampleService() serviceSpec {
 }
 
 func exampleLoadgen() loadgenSpec {
-	return loadgenSpec{Run: "perfgate-0a1b2c3d", Namespace: "perfgate-0a1b2c3d", Image: "perfgate/load-generator:perfgate-0a1b2c3d-77e0aa12bc34"}
+	return loadgenSpec{Run: "perfgate-0a1b2c3d", Namespace: "perfgate-0a1b2c3d", Image: "perfgate/load-generator:perfgate-0a1b2c3d-77e0aa12bc34",
+		Targets: []string{"10.96.14.7:80"}}
 }
+
+// exampleToken stands for the run's token, which NewToken draws at random.
+const exampleToken = "5f0c3e9a8d7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a19"
 
 // TestManifestsMatchGolden pins the generated objects; go test -update
 // rewrites testdata/*.yaml after an intended change.
 func TestManifestsMatchGolden(t *testing.T) {
 	for name, object := range map[string]any{
-		"deployment.yaml": exampleService().Deployment(),
-		"service.yaml":    exampleService().Service(),
-		"job.yaml":        exampleLoadgen().Job(),
-		"namespace.yaml":  namespace("perfgate-0a1b2c3d"),
+		"deployment.yaml":            exampleService().Deployment(),
+		"service.yaml":               runService("perfgate-0a1b2c3d", "perfgate-0a1b2c3d"),
+		"job.yaml":                   exampleLoadgen().Job(),
+		"secret.yaml":                exampleLoadgen().Secret(exampleToken),
+		"namespace.yaml":             namespace("perfgate-0a1b2c3d"),
+		"networkpolicy-run.yaml":     networkPolicies("perfgate-0a1b2c3d", "perfgate-0a1b2c3d")[0],
+		"networkpolicy-control.yaml": networkPolicies("perfgate-0a1b2c3d", "perfgate-0a1b2c3d")[1],
 	} {
 		got, err := yaml.Marshal(object)
 		if err != nil {
@@ -76,6 +88,77 @@ func TestDeploymentIsGuaranteedQoS(t *testing.T) {
 	}
 }
 
+// TestLoadGeneratorGetsItsTokenFromASecretAndItsTargetFromTheRun checks
+// the Job: the token comes from the run's Secret by reference, never as a
+// value in the Job's spec, and the only target is the run's Service.
+func TestLoadGeneratorGetsItsTokenFromASecretAndItsTargetFromTheRun(t *testing.T) {
+	l := exampleLoadgen()
+	secret, job := l.Secret(exampleToken), l.Job()
+	if string(secret.Data[tokenKey]) != exampleToken || secret.Labels[LabelRun] != l.Run || secret.Namespace != l.Namespace {
+		t.Errorf("secret %+v does not hold the run's token under %q with the run's label", secret.ObjectMeta, tokenKey)
+	}
+	env := map[string]corev1.EnvVar{}
+	for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+		env[e.Name] = e
+		if strings.Contains(e.Value, exampleToken) {
+			t.Errorf("env %s holds the token as a plain value", e.Name)
+		}
+	}
+	token := env[loadgen.TokenEnv]
+	if token.Value != "" || token.ValueFrom == nil || token.ValueFrom.SecretKeyRef == nil ||
+		token.ValueFrom.SecretKeyRef.Name != secret.Name || token.ValueFrom.SecretKeyRef.Key != tokenKey {
+		t.Errorf("env %s is %+v, want a reference to key %q of Secret %s", loadgen.TokenEnv, token, tokenKey, secret.Name)
+	}
+	if got := env[loadgen.TargetsEnv].Value; got != "10.96.14.7:80" {
+		t.Errorf("env %s is %q, want the run's Service 10.96.14.7:80", loadgen.TargetsEnv, got)
+	}
+}
+
+// TestNetworkPoliciesAdmitOnlyTheRunAndTheControlPort checks what the
+// policies admit: to the run's pods, only the run's pods; to the load
+// generator, its control port from anywhere (the token guards it).
+func TestNetworkPoliciesAdmitOnlyTheRunAndTheControlPort(t *testing.T) {
+	run := "perfgate-0a1b2c3d"
+	policies := networkPolicies(run, "shared")
+	if len(policies) != 2 {
+		t.Fatalf("%d policies, want 2", len(policies))
+	}
+	onlyRun, control := policies[0], policies[1]
+	for _, p := range policies {
+		if p.Namespace != "shared" || p.Labels[LabelRun] != run || len(p.Spec.PolicyTypes) != 1 || p.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress {
+			t.Errorf("policy %s: namespace %q, labels %v, types %v; want the run's, Ingress", p.Name, p.Namespace, p.Labels, p.Spec.PolicyTypes)
+		}
+	}
+	runPods := map[string]string{LabelRun: run}
+	if !reflect.DeepEqual(onlyRun.Spec.PodSelector.MatchLabels, runPods) || len(onlyRun.Spec.Ingress) != 1 {
+		t.Fatalf("%s selects %v with %d rules, want the run's pods and one rule", onlyRun.Name, onlyRun.Spec.PodSelector, len(onlyRun.Spec.Ingress))
+	}
+	rule := onlyRun.Spec.Ingress[0]
+	if len(rule.Ports) != 0 || len(rule.From) != 1 || rule.From[0].PodSelector == nil || rule.From[0].NamespaceSelector != nil || rule.From[0].IPBlock != nil ||
+		!reflect.DeepEqual(rule.From[0].PodSelector.MatchLabels, runPods) {
+		t.Errorf("%s admits %+v, want only the run's pods of its own namespace", onlyRun.Name, rule)
+	}
+	generator := exampleLoadgen().Job().Spec.Template.Labels
+	if !reflect.DeepEqual(control.Spec.PodSelector.MatchLabels, generator) || len(control.Spec.Ingress) != 1 {
+		t.Fatalf("%s selects %v, want the load generator's pods %v", control.Name, control.Spec.PodSelector, generator)
+	}
+	rule = control.Spec.Ingress[0]
+	if len(rule.Ports) != 1 || rule.Ports[0].Port.IntValue() != loadgenPort || *rule.Ports[0].Protocol != corev1.ProtocolTCP {
+		t.Errorf("%s admits ports %+v, want only TCP %d", control.Name, rule.Ports, loadgenPort)
+	}
+	var cidrs []string
+	for _, f := range rule.From {
+		if f.IPBlock == nil || f.PodSelector != nil || f.NamespaceSelector != nil || len(f.IPBlock.Except) != 0 {
+			t.Errorf("%s admits %+v, want ip blocks only", control.Name, f)
+			continue
+		}
+		cidrs = append(cidrs, f.IPBlock.CIDR)
+	}
+	if !reflect.DeepEqual(cidrs, []string{"0.0.0.0/0", "::/0"}) {
+		t.Errorf("%s admits %v, want 0.0.0.0/0 and ::/0", control.Name, cidrs)
+	}
+}
+
 // TestManifestsPassServerSideDryRun sends every generated object to a real
 // API server with dryRun=All, so its validation and admission (Pod
 // Security included) accept what perfgate would create.
@@ -93,11 +176,19 @@ func TestManifestsPassServerSideDryRun(t *testing.T) {
 	if _, err := c.clientset.AppsV1().Deployments("default").Create(ctx, s.Deployment(), dry); err != nil {
 		t.Errorf("deployment: %v", err)
 	}
-	if _, err := c.clientset.CoreV1().Services("default").Create(ctx, s.Service(), dry); err != nil {
+	if _, err := c.clientset.CoreV1().Services("default").Create(ctx, runService(s.Run, "default"), dry); err != nil {
 		t.Errorf("service: %v", err)
+	}
+	if _, err := c.clientset.CoreV1().Secrets("default").Create(ctx, l.Secret(exampleToken), dry); err != nil {
+		t.Errorf("secret: %v", err)
 	}
 	if _, err := c.clientset.BatchV1().Jobs("default").Create(ctx, l.Job(), dry); err != nil {
 		t.Errorf("job: %v", err)
+	}
+	for _, p := range networkPolicies(s.Run, "default") {
+		if _, err := c.clientset.NetworkingV1().NetworkPolicies("default").Create(ctx, p, dry); err != nil {
+			t.Errorf("network policy %s: %v", p.Name, err)
+		}
 	}
 }
 
