@@ -21,7 +21,7 @@ if [ "$(id -u)" = 0 ]; then
   # single-node cluster (scripts/k8s-local; the first run builds Kubernetes,
   # about 5 minutes, cached in /var/cache/perfgate-k8s). Both are removed
   # again however this script ends.
-  trap 'bash "$root/scripts/k8s-local/down.sh" >/dev/null; bash "$root/scripts/docker/down.sh"' EXIT
+  trap 'bash "$root/scripts/k8s-local/down.sh" >/dev/null; bash "$root/scripts/docker/down.sh"; bash "$root/scripts/vm/down.sh" >/dev/null' EXIT
   echo "==> a private Docker engine for the docker target's tests"
   docker_host=$(bash "$root/scripts/docker/up.sh" | tail -1)
   export "${docker_host?}"
@@ -46,6 +46,9 @@ echo "==> engine: kubernetes target and end-to-end gates of the example service"
 # the other package's live objects (and the gates would share the CPUs with
 # the other package's pods).
 (cd "$root/engine" && CGO_ENABLED=0 go test -p 1 -count=1 -timeout 40m ./internal/target/kubernetes ./cmd/perfgate)
+# The cluster's work is done: its control plane would only take CPU from
+# the emulated VM below.
+[ "$(id -u)" = 0 ] && bash "$root/scripts/k8s-local/down.sh" >/dev/null
 
 echo "==> example service"
 (cd "$root/examples/service" && go vet ./... && go test -race -count=1 ./...)
@@ -73,5 +76,16 @@ bash "$root/scripts/actionlint.sh"
 
 echo "==> action: end to end through @github/local-action (real gate, fake GitHub API)"
 (cd "$root" && npx vitest run --config vitest.e2e.config.ts)
+
+echo "==> the GitHub runner's path in a VM: cgroup v2, runner through sudo -n, Docker's systemd driver"
+# A Debian 12 VM booted with qemu (scripts/vm, docs/vm.md): the cgroup v2
+# and docker tests, real gates through sudo -n, and the action's end-to-end
+# scenarios, all as the non-root user runner. Building it needs root.
+if [ "$(id -u)" = 0 ]; then
+  bash "$root/scripts/vm/suite.sh"
+  bash "$root/scripts/vm/down.sh"
+else
+  echo "skipped: building and booting the VM needs root (sudo bash scripts/test.sh)"
+fi
 
 echo "all tests passed"

@@ -101,7 +101,8 @@ stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-own
 # from the host's npm install.
 log "warming runner's Go caches for the engine and copying node_modules"
 [ -d "$repo/node_modules" ] || (cd "$repo" && npm install --no-audit --no-fund --loglevel=error)
-(cd "$repo/engine" && GOMODCACHE="$work/home/go/pkg/mod" GOPROXY="file://$(go env GOMODCACHE)/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
+host_modules=$(cd "$repo/engine" && go mod download && go env GOMODCACHE)
+(cd "$repo/engine" && GOMODCACHE="$work/home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
 (cd "$repo/engine" && GOCACHE="$work/home/.cache/go-build" GOMODCACHE="$work/home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o /dev/null ./cmd/perfgate)
 tar -C "$work/home" -cf - . | ssh_vm "tar -xf - -C /home/runner"
 tar -C "$repo" -cf - node_modules | ssh_vm "tar -xf - -C $guest_checkout"
