@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/image"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -92,6 +93,10 @@ func (t *Target) runArgs(name, ref string, spec target.Spec) []string {
 		// rotated, so a service flooding its logs cannot fill the
 		// daemon's disk (keepLogs keeps the last target.LogLimit).
 		"--log-driver", "json-file", "--log-opt", "max-size=2m", "--log-opt", "max-file=2",
+		// The pull request's code never runs as root: without a user
+		// namespace the container's root is the host's. Numeric, since a
+		// scratch image has no /etc/passwd.
+		"--user", fmt.Sprintf("%d:%d", privilege.Nobody.UID, privilege.Nobody.GID),
 	}
 	if t.placement.Service != nil {
 		args = append(args, "--cpuset-cpus", joinInts(t.placement.Service))

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -81,6 +82,11 @@ func TestContainerIsConfinedAndReachedWithoutDockerProxy(t *testing.T) {
 		t.Errorf("GOMAXPROCS %q in the container, want 1 for a 500m limit", body)
 	}
 
+	// The pull request's code never runs as root, in a container either:
+	// without a user namespace, the container's root is the host's.
+	if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.pid)); err != nil || !strings.Contains(string(status), "\nUid:\t65534\t65534\t65534\t65534\n") {
+		t.Errorf("the service's process status (%v) does not show uid 65534 (nobody):\n%s", err, status)
+	}
 	got, err := c.group.Limits()
 	if err != nil || got.CPUMillicores != 500 || got.MemoryBytes != 64<<20 {
 		t.Errorf("container cgroup limits %+v (%v), want 500m and 64Mi", got, err)
