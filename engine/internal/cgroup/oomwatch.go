@@ -29,9 +29,9 @@ type OOMWatch struct {
 	// (the root group has none), and parentAtStart its oom_kill then.
 	parent        string
 	parentAtStart int64
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	stop          chan struct{}
+	done          chan struct{}
+	once          sync.Once
 }
 
 const pollEvery = 250 * time.Millisecond
