@@ -40,24 +40,11 @@ sysctls=(net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables net.bridge.bridg
 
 log() { echo "k8s-local: $*" >&2; }
 
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pid.sh"
+
 # pid_of NAME prints the pid recorded for a component if that process is
 # still alive and still runs the component's binary.
-pid_of() {
-  local pid
-  pid=$(cat "$state/run/$1.pid" 2>/dev/null) || return 1
-  [ -n "$pid" ] && alive "$pid" || return 1
-  [[ $(tr '\0' ' ' <"/proc/$pid/cmdline") == *"$1"* ]] || return 1
-  echo "$pid"
-}
-
-# alive PID: the process exists and is not a zombie (this VM's init reaps
-# orphans only now and then).
-alive() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  stat=${stat##*) }
-  [ "${stat%% *}" != Z ]
-}
+pid_of() { pid_in "$state/run/$1.pid" "$1"; }
 
 # ours_pids prints every process whose command line names the state
 # directory or the cluster's binaries: what is left of the cluster when a

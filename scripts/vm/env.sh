@@ -24,22 +24,10 @@ guest_checkout=$repo
 
 log() { echo "vm: $*" >&2; }
 
-# alive PID: the process exists and is not a zombie.
-alive() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  stat=${stat##*) }
-  [ "${stat%% *}" != Z ]
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pid.sh"
 
 # qemu_pid prints the pid of this VM's qemu if it still runs.
-qemu_pid() {
-  local pid
-  pid=$(cat "$pidfile" 2>/dev/null) || return 1
-  [ -n "$pid" ] && alive "$pid" || return 1
-  [[ $(tr '\0' ' ' <"/proc/$pid/cmdline") == *"$overlay"* ]] || return 1
-  echo "$pid"
-}
+qemu_pid() { pid_in "$pidfile" "$overlay"; }
 
 # ssh_vm ARGS...: ssh to runner@ the VM, bound to loopback only, no host key
 # bookkeeping (the VM is rebuilt from the cache at every boot).
