@@ -201,7 +201,7 @@ describe('a cancelled job', () => {
         process.kill(parent, 'SIGINT')
       }
     })
-    expect(cancelled).toBe(true)
+    expect(cancelled, `the first round's progress line never came:\n${output.slice(-4000)}`).toBe(true)
     expect(output).toContain('Received SIGINT: stopping perfgate')
     expect(output).toMatch(/perfgate could not run the experiment: interrupted/)
     expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
