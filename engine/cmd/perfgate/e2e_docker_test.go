@@ -44,7 +44,11 @@ func dockerConfig(t *testing.T, cpu, memory string, rate int) string {
 // throttles it, the report shows it, and the hint says so.
 func TestDockerGateThrottlesAtATenthOfACPU(t *testing.T) {
 	targettest.RequireDocker(t)
-	g := runGateCommand(t, dockerConfig(t, "100m", "256Mi", 400), exampleService(t), regressedHead(t, ""))
+	// 800 req/s needs ~1.4 times the 100m quota at the example's ~175
+	// µs/req: throttled in most periods. At 400 req/s it needed ~0.7 of it
+	// and the median throttled share fell below the hint's tenth on a quiet
+	// machine (CI, 2026-11-23).
+	g := runGateCommand(t, dockerConfig(t, "100m", "256Mi", 800), exampleService(t), regressedHead(t, ""))
 	if g.report == nil || g.report.Verdict == "regression" || g.report.Environment.Target != "docker" {
 		t.Fatalf("exit %d, want a docker report and no regression", g.code)
 	}
@@ -55,7 +59,7 @@ func TestDockerGateThrottlesAtATenthOfACPU(t *testing.T) {
 		}
 	}
 	if throttled == 0 {
-		t.Errorf("no run was throttled in a tenth of its periods at 100m and 400 req/s")
+		t.Errorf("no run was throttled in a tenth of its periods at 100m and 800 req/s")
 	}
 	if !hasHint(g.report, "cpu-throttling") {
 		t.Errorf("no cpu-throttling hint: %+v", g.report.Hints)
