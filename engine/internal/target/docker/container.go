@@ -280,9 +280,7 @@ func (c *container) Stop() target.Exit {
 			c.exit.OOMKilled = s.State.OOMKilled || (c.lastStats != nil && c.lastStats.OOMKills > 0)
 		}
 		c.oom.Stop()
-		// The kernel's OOM killer sends SIGKILL; the watch may count a
-		// sibling's kill too, so a service that ended otherwise was not it.
-		c.exit.OOMKilled = c.exit.OOMKilled || (c.exit.Signal == syscall.SIGKILL.String() && c.oom.Kills() > 0)
+		c.exit.OOMKilled = c.exit.OOMKilled || c.watchSawOOMKill(c.exit.Code)
 		c.keepLogs(ctx)
 		if _, err := c.t.docker.run(ctx, "rm", "--force", "--volumes", c.id); err != nil {
 			fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
@@ -311,6 +309,14 @@ func (c *container) keepLogs(ctx context.Context) {
 	c.exit.StderrTail = target.FileTail(filepath.Join(c.logDir, "stderr.log"), 20, 4096)
 }
 
+// watchSawOOMKill says whether the OOM watch explains a container that
+// exited with exitCode. The kernel's OOM killer sends SIGKILL; the watch
+// may count a sibling's kill too, so a container that ended otherwise was
+// not it.
+func (c *container) watchSawOOMKill(exitCode int) bool {
+	return exitCode == 128+int(syscall.SIGKILL) && c.oom.Kills() > 0
+}
+
 // describeExit says how a container that died during start-up ended.
 func (c *container) describeExit() string {
 	s, err := c.t.inspect(context.Background(), c.id)
@@ -318,7 +324,7 @@ func (c *container) describeExit() string {
 		return "its state is unknown: " + err.Error()
 	}
 	switch {
-	case s.State.OOMKilled || (s.State.ExitCode == 128+int(syscall.SIGKILL) && c.oom.Kills() > 0):
+	case s.State.OOMKilled || c.watchSawOOMKill(s.State.ExitCode):
 		return "OOM-killed"
 	case s.State.Error != "":
 		return s.State.Error
