@@ -18,31 +18,47 @@ import (
 // waiting: the pod is reported at once with its events and logs instead of
 // at the rollout deadline.
 var failFastReasons = map[string]string{
-	"ErrImagePull":               "its image cannot be pulled",
-	"ImagePullBackOff":           "its image cannot be pulled",
-	"InvalidImageName":           "its image name is invalid",
-	"ErrImageNeverPull":          "its image is not on the node",
-	"CrashLoopBackOff":           "it keeps crashing",
+	"ErrImagePull":      "its image cannot be pulled",
+	"ImagePullBackOff":  "its image cannot be pulled",
+	"InvalidImageName":  "its image name is invalid",
+	"ErrImageNeverPull": "its image is not on the node",
+	"CrashLoopBackOff":  "it keeps crashing",
+}
+
+// retriedReasons are waiting reasons the kubelet retries on its own and
+// that often clear: "failed to sync secret cache: timed out waiting for the
+// condition" is a CreateContainerConfigError on a busy node, and the next
+// sync starts the container. They fail the run only once they have lasted
+// retriedGrace; a missing Secret or an invalid spec lasts forever.
+var retriedReasons = map[string]string{
 	"CreateContainerConfigError": "its container configuration is invalid",
 	"CreateContainerError":       "its container cannot be created",
 	"RunContainerError":          "its container cannot be started",
 }
 
+// retriedGrace covers a few of the kubelet's pod sync retries (about 10 s
+// apart after an error).
+const retriedGrace = 30 * time.Second
+
 // podProblem says why a pod will never become ready, or "" while it still
-// may. restarted is set when its container has already died once.
-func podProblem(pod *corev1.Pod) (problem string, restarted bool) {
+// may. restarted is set when its container has already died once; retried
+// is set when the kubelet keeps retrying the problem, so it may clear.
+func podProblem(pod *corev1.Pod) (problem string, restarted, retried bool) {
 	if pod.Status.Phase == corev1.PodFailed {
-		return fmt.Sprintf("the pod failed: %s %s", pod.Status.Reason, pod.Status.Message), false
+		return fmt.Sprintf("the pod failed: %s %s", pod.Status.Reason, pod.Status.Message), false, false
 	}
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return "the pod cannot be scheduled: " + c.Message, false
+			return "the pod cannot be scheduled: " + c.Message, false, false
 		}
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
 		if w := cs.State.Waiting; w != nil {
 			if why, ok := failFastReasons[w.Reason]; ok {
-				return fmt.Sprintf("%s (%s: %s)", why, w.Reason, w.Message), cs.RestartCount > 0
+				return fmt.Sprintf("%s (%s: %s)", why, w.Reason, w.Message), cs.RestartCount > 0, false
+			}
+			if why, ok := retriedReasons[w.Reason]; ok {
+				return fmt.Sprintf("%s (%s: %s)", why, w.Reason, w.Message), cs.RestartCount > 0, true
 			}
 		}
 		if cs.RestartCount > 0 || cs.State.Terminated != nil {
@@ -51,12 +67,31 @@ func podProblem(pod *corev1.Pod) (problem string, restarted bool) {
 				term = cs.LastTerminationState.Terminated
 			}
 			if term != nil {
-				return fmt.Sprintf("its container exited during start-up (%s, exit code %d)", term.Reason, term.ExitCode), true
+				return fmt.Sprintf("its container exited during start-up (%s, exit code %d)", term.Reason, term.ExitCode), true, false
 			}
-			return "its container restarted during start-up", true
+			return "its container restarted during start-up", true, false
 		}
 	}
-	return "", false
+	return "", false, false
+}
+
+// retriedProblem remembers since when a retried problem has been seen, so
+// that one that clears between two looks never fails the run.
+type retriedProblem struct{ since time.Time }
+
+// lasting reports whether the problem seen at now (retried or not, "" when
+// none) should fail the run.
+func (r *retriedProblem) lasting(problem string, retried bool, now time.Time) bool {
+	switch {
+	case problem == "":
+		r.since = time.Time{}
+		return false
+	case !retried:
+		return true
+	case r.since.IsZero():
+		r.since = now
+	}
+	return now.Sub(r.since) >= retriedGrace
 }
 
 func podReady(pod *corev1.Pod) bool {
@@ -69,20 +104,24 @@ func podReady(pod *corev1.Pod) bool {
 }
 
 // waitPod waits for the one pod matching selector to be ready. A pod that
-// cannot become ready fails at once, with its events and its logs, as a
-// StartError.
+// cannot become ready fails at once (a problem the kubelet retries, once it
+// has lasted retriedGrace), with its events and its logs, as a StartError.
 func (t *Target) waitPod(ctx context.Context, selector string, timeout time.Duration, what string) (*corev1.Pod, error) {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pods := t.cluster.clientset.CoreV1().Pods(t.namespace)
 	var last *corev1.Pod
+	var retried retriedProblem
+	var lastProblem string
 	for {
 		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err == nil && len(list.Items) > 0 {
 			pod := &list.Items[0]
 			last = pod
-			if problem, restarted := podProblem(pod); problem != "" {
+			problem, restarted, kubeletRetries := podProblem(pod)
+			lastProblem = problem
+			if retried.lasting(problem, kubeletRetries, time.Now()) {
 				return nil, &target.StartError{
 					Reason: fmt.Sprintf("%s did not start in pod %s/%s: %s%s", what, pod.Namespace, pod.Name, problem, t.podEvents(pod)),
 					Exit:   target.Exit{ExitedOnItsOwn: restarted, StderrTail: t.podLogs(pod, restarted, 20)},
@@ -100,6 +139,9 @@ func (t *Target) waitPod(ctx context.Context, selector string, timeout time.Dura
 			state := "no pod was created"
 			if last != nil {
 				state = fmt.Sprintf("pod %s is %s%s", last.Name, last.Status.Phase, t.podEvents(last))
+				if lastProblem != "" {
+					state = fmt.Sprintf("pod %s is %s: %s%s", last.Name, last.Status.Phase, lastProblem, t.podEvents(last))
+				}
 			}
 			return nil, &target.StartError{Reason: fmt.Sprintf(
 				"%s was not ready within %v: %s; check service.ready (the readiness probe) and service.args (it must listen on {addr}), or raise service.ready_timeout", what, timeout, state)}
