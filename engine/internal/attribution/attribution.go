@@ -20,7 +20,8 @@ import (
 )
 
 // noiseSigmas is how many standard deviations of sampling noise a delta
-// must exceed: |Δ| > 3·√(base+head samples), as in DESIGN.md.
+// must exceed: |Δ| > 3·√(base+head samples) (docs/report-schema.md,
+// "Function").
 const noiseSigmas = 3
 
 // perProfile caps the functions kept per profile and kind (flat, cum).

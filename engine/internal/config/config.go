@@ -1,8 +1,9 @@
 // Package config reads perfgate.yml: the service to build and run, its
 // resource limits, the load to drive at it, and the thresholds that gate a
-// pull request. The file format is a user-facing contract (see DESIGN.md,
-// "Contracts"); every problem in a file is reported at once, each with its
-// line, field, value and the allowed form, so a user fixes all in one edit.
+// pull request. The file format is a user-facing contract (README.md,
+// "perfgate.yml"); every problem in a file is reported at once, each with
+// its line, field, value and the allowed form, so a user fixes all in one
+// edit.
 package config
 
 import (

@@ -71,7 +71,8 @@ func figures(crashed bool, l load.Summary, c report.Counters, generatorCPUs int)
 	return f
 }
 
-// invalidReasons applies the validity rules of DESIGN.md: a run that fails
+// invalidReasons applies the validity rules (docs/report-schema.md, "When a
+// run is invalid"): a run that fails
 // any of them is reported with the reasons and never compared.
 func invalidReasons(cfg *config.Config, r report.Run, crashed bool) []string {
 	var reasons []string
