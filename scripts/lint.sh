@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Linters, all pinned: golangci-lint from tools/go.mod (.golangci.yml) over
+# the engine and the example service; eslint (eslint.config.js) and
+# prettier (.prettierrc.json) over the Action's src/ and __tests__/.
+# Needs Go and node_modules (npm install); scripts/test.sh runs it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+# go tool -n builds the pinned golangci-lint once (cached by Go) and prints
+# its path, so the engine's own module is linted with its own go.mod.
+golangci_lint=$(cd "$root/tools" && go tool -n golangci-lint)
+for module in engine examples/service; do
+  (cd "$root/$module" && "$golangci_lint" run --config "$root/.golangci.yml" ./...)
+done
+
+cd "$root"
+npx --no-install eslint --max-warnings 0 src __tests__
+npx --no-install prettier --check --log-level warn src __tests__
