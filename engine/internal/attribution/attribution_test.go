@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/perfgate/perfgate/engine/internal/capture"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -68,7 +67,7 @@ func write(t *testing.T, dir, name string, p *profile.Profile) {
 }
 
 func runsWithRequests(base, head uint64) []report.Run {
-	withCPU := []capture.Result{{Name: "cpu", File: "cpu.pb.gz"}}
+	withCPU := []report.Profile{{Name: "cpu", File: "cpu.pb.gz"}}
 	return []report.Run{
 		{Side: "base", Pair: 1, Valid: true, ProfileRequests: base, Profiles: withCPU},
 		{Side: "head", Pair: 1, Valid: true, ProfileRequests: head, Profiles: withCPU},
@@ -186,7 +185,7 @@ func TestHeapInUsePerRun(t *testing.T) {
 	// 24 MiB more per run.
 	write(t, dir, "base.heap.pb.gz", heapProfile(map[string]int64{"main.cache": 3 * (8 << 20), "main.keep": 3 * (1 << 20)}))
 	write(t, dir, "head.heap.pb.gz", heapProfile(map[string]int64{"main.cache": 3 * (8 << 20), "main.keep": 3 * (25 << 20)}))
-	heap := []capture.Result{{Name: "heap", File: "heap.pb.gz"}}
+	heap := []report.Profile{{Name: "heap", File: "heap.pb.gz"}}
 	var runs []report.Run
 	for pair := 1; pair <= 3; pair++ {
 		runs = append(runs,

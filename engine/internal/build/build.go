@@ -12,24 +12,13 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/privilege"
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // Flags are the go build flags of both sides. -trimpath keeps file paths
 // (which differ between a worktree and a checkout) out of the binaries and
 // their profiles.
 var Flags = []string{"-trimpath"}
-
-// Binary is one built side.
-type Binary struct {
-	Label string `json:"label"`
-	// Source is the tree that was built; Revision its git commit when known.
-	Source   string `json:"source"`
-	Revision string `json:"revision,omitempty"`
-	Dirty    bool   `json:"dirty,omitempty"`
-	Path     string `json:"path"`
-	// BuildInfo is `go version -m` of the binary.
-	BuildInfo string `json:"build_info"`
-}
 
 // Error is a failed build: an infrastructure outcome, not a measurement.
 type Error struct {
@@ -56,10 +45,11 @@ func GoVersion(ctx context.Context) (string, error) {
 }
 
 // Build compiles the package pkg (relative to tree, e.g. ./cmd/server) to
-// outPath. It runs in the Go module that contains the package, so a service
+// outPath and records what it built, as report.json's build section holds
+// it. It runs in the Go module that contains the package, so a service
 // may live in a subdirectory of its repository.
-func Build(ctx context.Context, label, tree, pkg, outPath string) (Binary, error) {
-	b := Binary{Label: label, Source: tree, Path: outPath}
+func Build(ctx context.Context, label, tree, pkg, outPath string) (report.Binary, error) {
+	b := report.Binary{Label: label, Source: tree, Path: outPath}
 	pkgDir := filepath.Join(tree, pkg)
 	moduleDir, err := moduleRoot(pkgDir)
 	if err != nil {

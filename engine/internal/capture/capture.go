@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // maxProfileBytes bounds what perfgate reads from a service.
@@ -49,24 +51,11 @@ func (c *Client) MemStats(ctx context.Context) (MemStats, error) {
 	return parseMemStats(bytes.NewReader(body))
 }
 
-// Result is one fetched profile.
-type Result struct {
-	Name string `json:"name"`
-	File string `json:"file,omitempty"`
-	// Samples is the number of samples (the first sample value summed;
-	// for CPU profiles, 100 Hz ticks).
-	Samples int64  `json:"samples"`
-	Error   string `json:"error,omitempty"`
-	// Finished is when the service finished sending it: a windowed
-	// profile's own work must fall outside the counters' window.
-	Finished time.Time `json:"finished"`
-}
-
 // Window is a set of profiles being recorded over the measured window.
 type Window struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
-	results []Result
+	results []report.Profile
 }
 
 // windowed are the profiles that cover a time window (?seconds=N): the CPU
@@ -92,12 +81,12 @@ func (c *Client) StartWindow(ctx context.Context, seconds int, dir string, profi
 }
 
 // Wait returns the window's profiles once all have arrived.
-func (w *Window) Wait() []Result {
+func (w *Window) Wait() []report.Profile {
 	w.wg.Wait()
 	return w.results
 }
 
-func (w *Window) add(r Result) {
+func (w *Window) add(r report.Profile) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.results = append(w.results, r)
@@ -105,8 +94,8 @@ func (w *Window) add(r Result) {
 
 // Snapshot fetches the instantaneous profiles (heap, goroutine) among the
 // requested ones, taken at the end of the window.
-func (c *Client) Snapshot(ctx context.Context, dir string, profiles []string) []Result {
-	var results []Result
+func (c *Client) Snapshot(ctx context.Context, dir string, profiles []string) []report.Profile {
+	var results []report.Profile
 	for _, name := range profiles {
 		if name == "heap" || name == "goroutine" {
 			results = append(results, c.fetchTo(ctx, name, "/"+name, dir, answerTimeout))
@@ -116,8 +105,8 @@ func (c *Client) Snapshot(ctx context.Context, dir string, profiles []string) []
 }
 
 // fetchTo downloads one profile, checks it parses, and writes it.
-func (c *Client) fetchTo(ctx context.Context, name, path, dir string, timeout time.Duration) Result {
-	r := Result{Name: name}
+func (c *Client) fetchTo(ctx context.Context, name, path, dir string, timeout time.Duration) report.Profile {
+	r := report.Profile{Name: name}
 	body, err := c.get(ctx, path, timeout)
 	r.Finished = time.Now()
 	if err == nil {

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // TestWindowAndSnapshot records a one-second window of this process's own
@@ -115,7 +117,7 @@ func TestFetchErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
-		want    string // in every Result.Error and in the MemStats error
+		want    string // in every Profile.Error and in the MemStats error
 		memWant string
 	}{
 		{
@@ -190,7 +192,7 @@ func TestWindowStopsWithContext(t *testing.T) {
 	}
 }
 
-func resultNames(rs []Result) []string {
+func resultNames(rs []report.Profile) []string {
 	var names []string
 	for _, r := range rs {
 		names = append(names, r.Name)

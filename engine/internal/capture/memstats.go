@@ -7,22 +7,33 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // MemStats are the runtime.MemStats counters perfgate needs. The heap
 // profile's debug=1 text ends with them, so any service that mounts
 // net/http/pprof provides them without code changes.
 type MemStats struct {
-	TotalAlloc uint64 `json:"total_alloc"`
-	Mallocs    uint64 `json:"mallocs"`
-	Frees      uint64 `json:"frees"`
-	HeapAlloc  uint64 `json:"heap_alloc"`
-	HeapInuse  uint64 `json:"heap_inuse"`
-	Sys        uint64 `json:"sys"`
-	NumGC      uint64 `json:"num_gc"`
+	TotalAlloc uint64
+	Mallocs    uint64
+	Frees      uint64
+	HeapAlloc  uint64
+	HeapInuse  uint64
+	Sys        uint64
+	NumGC      uint64
 	// PauseNs is the runtime's circular buffer of the last 256 GC pauses
 	// (the debug=1 text carries it, not PauseTotalNs); see PauseDuring.
-	PauseNs []uint64 `json:"-"`
+	// report.json leaves it out: the run's GC pause figure says it.
+	PauseNs []uint64
+}
+
+// Report is the counters as report.json records them.
+func (m MemStats) Report() report.MemStats {
+	return report.MemStats{
+		TotalAlloc: m.TotalAlloc, Mallocs: m.Mallocs, Frees: m.Frees,
+		HeapAlloc: m.HeapAlloc, HeapInuse: m.HeapInuse, Sys: m.Sys, NumGC: m.NumGC,
+	}
 }
 
 // pauseRing is the length of runtime.MemStats.PauseNs: the runtime keeps

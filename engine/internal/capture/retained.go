@@ -7,46 +7,36 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// Retained is what a service keeps alive at one instant: its goroutines,
-// and its live heap right after a forced garbage collection. Their growth
-// over a window, per request, is a leak; neither depends on the machine.
-type Retained struct {
-	// Goroutines leaves out the goroutines serving an inbound connection
-	// (net/http's conn.serve, counted in Connections): how many
-	// connections the load generator keeps open is its choice, not the
-	// service's, and it moves the count by a few per 1,000 requests.
-	Goroutines    uint64 `json:"goroutines"`
-	Connections   uint64 `json:"serving_connections"`
-	HeapLiveBytes uint64 `json:"heap_live_bytes"`
-}
-
-// Retained reads the goroutine count (the goroutine profile's debug=1
-// text) once it has settled, then the live heap after forced GCs (the
+// Retained reads what the service keeps alive (report.Retained): the
+// goroutine count (the goroutine profile's debug=1 text) once it has
+// settled, then the live heap after forced GCs (the
 // heap profile's gc=1 handling runs runtime.GC before it writes
 // MemStats). Right after an attack, goroutines of its last requests'
 // outbound calls are still closing connections; counting them would make
 // a busy window look like a leak, so the count is read until two reads
 // settleGap apart agree (at most settleReads reads). The forced GC costs
 // the service a collection, so this is read outside the measured window.
-func (c *Client) Retained(ctx context.Context) (Retained, error) {
+func (c *Client) Retained(ctx context.Context) (report.Retained, error) {
 	var total, serving uint64
 	for read := 0; read < settleReads; read++ {
 		if read > 0 {
 			select {
 			case <-time.After(settleGap):
 			case <-ctx.Done():
-				return Retained{}, ctx.Err()
+				return report.Retained{}, ctx.Err()
 			}
 		}
 		body, err := c.get(ctx, "/goroutine?debug=1", answerTimeout)
 		if err != nil {
-			return Retained{}, err
+			return report.Retained{}, err
 		}
 		t, s, err := parseGoroutines(body)
 		if err != nil {
-			return Retained{}, err
+			return report.Retained{}, err
 		}
 		if read > 0 && t-s == total-serving {
 			break
@@ -62,14 +52,14 @@ func (c *Client) Retained(ctx context.Context) (Retained, error) {
 	var err error
 	for range 2 {
 		if body, err = c.get(ctx, "/heap?gc=1&debug=1", answerTimeout); err != nil {
-			return Retained{}, err
+			return report.Retained{}, err
 		}
 	}
 	ms, err := parseMemStats(bytes.NewReader(body))
 	if err != nil {
-		return Retained{}, err
+		return report.Retained{}, err
 	}
-	return Retained{Goroutines: total - serving, Connections: serving, HeapLiveBytes: ms.HeapAlloc}, nil
+	return report.Retained{Goroutines: total - serving, Connections: serving, HeapLiveBytes: ms.HeapAlloc}, nil
 }
 
 // settleGap and settleReads bound the wait for a steady goroutine count:

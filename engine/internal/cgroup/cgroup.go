@@ -27,22 +27,22 @@ import (
 // Limits are the confinement of one service process.
 type Limits struct {
 	// CPUMillicores is the CPU quota in thousandths of a core (1000 = one core).
-	CPUMillicores int64 `json:"cpu_millicores"`
+	CPUMillicores int64
 	// MemoryBytes is the hard memory limit.
-	MemoryBytes int64 `json:"memory_bytes"`
+	MemoryBytes int64
 	// CPUPeriodMicros is the CFS period the quota applies to.
-	CPUPeriodMicros int64 `json:"cpu_period_us"`
+	CPUPeriodMicros int64
 }
 
 // Stats are the cumulative counters of a group at one instant.
 type Stats struct {
-	CPUUsageNanos      int64 `json:"cpu_usage_ns"`
-	Periods            int64 `json:"nr_periods"`
-	ThrottledPeriods   int64 `json:"nr_throttled"`
-	ThrottledNanos     int64 `json:"throttled_ns"`
-	MemoryCurrentBytes int64 `json:"memory_current_bytes"`
-	MemoryPeakBytes    int64 `json:"memory_peak_bytes"`
-	OOMKills           int64 `json:"oom_kills"`
+	CPUUsageNanos      int64
+	Periods            int64
+	ThrottledPeriods   int64
+	ThrottledNanos     int64
+	MemoryCurrentBytes int64
+	MemoryPeakBytes    int64
+	OOMKills           int64
 }
 
 // Group is one created control group (a directory per hierarchy in v1,

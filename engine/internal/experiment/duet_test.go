@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -15,7 +14,7 @@ import (
 func duetRuns() []report.Run {
 	side := func(name string) report.Run {
 		return report.Run{Side: name, Valid: true, Duet: &report.Duet{},
-			Load: load.Summary{Requests: 1500}, Figures: report.Figures{Requests: 1500, CPUCores: 0.1}}
+			Load: report.Load{Requests: 1500}, Figures: report.Figures{Requests: 1500, CPUCores: 0.1}}
 	}
 	return []report.Run{side(Base), side(Head)}
 }

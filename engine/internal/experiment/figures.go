@@ -8,14 +8,14 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/capture"
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 type configRequest = config.Request
 
 // figures turns a run's raw readings into per-request numbers.
-func figures(crashed bool, l load.Summary, c report.Counters, generatorCPUs int) report.Figures {
+func figures(crashed bool, rd readings, generatorCPUs int) report.Figures {
+	l := rd.load
 	f := report.Figures{
 		Requests:     l.Requests,
 		LatencyP50Ms: ms(l.Latency.P50),
@@ -33,11 +33,11 @@ func figures(crashed bool, l load.Summary, c report.Counters, generatorCPUs int)
 		return f
 	}
 	perReq := func(v float64) float64 { return v / float64(l.Requests) }
-	elapsed := c.End.At.Sub(c.Start.At).Seconds()
-	cpuNanos := float64(c.End.ProcessCPUNano - c.Start.ProcessCPUNano)
+	elapsed := rd.end.At.Sub(rd.start.At).Seconds()
+	cpuNanos := float64(rd.end.ProcessCPUNano - rd.start.ProcessCPUNano)
 	f.CPUSource = "process"
-	if c.Start.Cgroup != nil && c.End.Cgroup != nil {
-		start, end := c.Start.Cgroup, c.End.Cgroup
+	if rd.start.Cgroup != nil && rd.end.Cgroup != nil {
+		start, end := rd.start.Cgroup, rd.end.Cgroup
 		cpuNanos = float64(end.CPUUsageNanos - start.CPUUsageNanos)
 		f.CPUSource = "cgroup"
 		if periods := end.Periods - start.Periods; periods > 0 {
@@ -47,13 +47,13 @@ func figures(crashed bool, l load.Summary, c report.Counters, generatorCPUs int)
 		f.MemoryPeakBytes = end.MemoryPeakBytes
 	}
 	if f.MemoryPeakBytes == 0 {
-		f.MemoryPeakBytes = c.End.MaxRSSBytes
+		f.MemoryPeakBytes = rd.end.MaxRSSBytes
 	}
 	f.CPUMicrosPerRequest = perReq(cpuNanos / 1e3)
 	if elapsed > 0 {
 		f.CPUCores = cpuNanos / 1e9 / elapsed
 	}
-	if a, b := c.MemStatsStart, c.MemStatsEnd; a != nil && b != nil {
+	if a, b := rd.memStatsStart, rd.memStatsEnd; a != nil && b != nil {
 		allocs := perReq(float64(b.Mallocs - a.Mallocs))
 		bytes := perReq(float64(b.TotalAlloc - a.TotalAlloc))
 		gc := perReq(float64(b.NumGC - a.NumGC))
@@ -63,7 +63,7 @@ func figures(crashed bool, l load.Summary, c report.Counters, generatorCPUs int)
 			f.GCPauseMicrosPerReq = &pause
 		}
 	}
-	if a, b := c.RetainedStart, c.RetainedEnd; a != nil && b != nil {
+	if a, b := rd.retainedStart, rd.retainedEnd; a != nil && b != nil {
 		goroutines := 1000 * perReq(float64(b.Goroutines)-float64(a.Goroutines))
 		heap := 1000 * perReq(float64(b.HeapLiveBytes)-float64(a.HeapLiveBytes))
 		f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = &goroutines, &heap
@@ -124,7 +124,7 @@ func exitText(r report.Run) string {
 	return fmt.Sprintf("exit code %d", r.Exit.Code)
 }
 
-func errorSummary(l load.Summary) string {
+func errorSummary(l report.Load) string {
 	var parts []string
 	for code, n := range l.StatusCodes {
 		if code < "200" || code >= "400" {

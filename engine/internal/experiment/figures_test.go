@@ -14,33 +14,33 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
-// tenSeconds are a window's counters: the process used 2 s of CPU over
+// tenSeconds are a window's readings: the process used 2 s of CPU over
 // 10 s and peaked at 50 MiB resident.
-func tenSeconds() report.Counters {
+func tenSeconds() readings {
 	start := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	return report.Counters{
-		Start: target.Counters{At: start, ProcessCPUNano: 1e9, MaxRSSBytes: 40 << 20},
-		End:   target.Counters{At: start.Add(10 * time.Second), ProcessCPUNano: 3e9, MaxRSSBytes: 50 << 20},
+	return readings{
+		start: target.Counters{At: start, ProcessCPUNano: 1e9, MaxRSSBytes: 40 << 20},
+		end:   target.Counters{At: start.Add(10 * time.Second), ProcessCPUNano: 3e9, MaxRSSBytes: 50 << 20},
 	}
 }
 
-// withCgroup adds a group's counters: 1.5 s of CPU, 25 of 100 periods
+// withCgroup adds a group's readings: 1.5 s of CPU, 25 of 100 periods
 // throttled for 25 ms, an 80 MiB peak.
-func withCgroup(c report.Counters) report.Counters {
-	c.Start.Cgroup = &cgroup.Stats{CPUUsageNanos: 1e9, Periods: 100, ThrottledPeriods: 10, ThrottledNanos: 5e6, MemoryPeakBytes: 70 << 20}
-	c.End.Cgroup = &cgroup.Stats{CPUUsageNanos: 2.5e9, Periods: 200, ThrottledPeriods: 35, ThrottledNanos: 30e6, MemoryPeakBytes: 80 << 20}
+func withCgroup(c readings) readings {
+	c.start.Cgroup = &cgroup.Stats{CPUUsageNanos: 1e9, Periods: 100, ThrottledPeriods: 10, ThrottledNanos: 5e6, MemoryPeakBytes: 70 << 20}
+	c.end.Cgroup = &cgroup.Stats{CPUUsageNanos: 2.5e9, Periods: 200, ThrottledPeriods: 35, ThrottledNanos: 30e6, MemoryPeakBytes: 80 << 20}
 	return c
 }
 
 // withMemStats adds 50 000 allocations of 5 MB and 5 collections of
 // 100 µs each (GCs 254 to 258, across the ring's wrap-around).
-func withMemStats(c report.Counters) report.Counters {
+func withMemStats(c readings) readings {
 	pauses := make([]uint64, 256)
 	for gc := uint64(254); gc <= 258; gc++ {
 		pauses[(gc+255)%256] = 100_000
 	}
-	c.MemStatsStart = &capture.MemStats{Mallocs: 1000, TotalAlloc: 1e6, NumGC: 253}
-	c.MemStatsEnd = &capture.MemStats{Mallocs: 51000, TotalAlloc: 6e6, NumGC: 258, PauseNs: pauses}
+	c.memStatsStart = &capture.MemStats{Mallocs: 1000, TotalAlloc: 1e6, NumGC: 253}
+	c.memStatsEnd = &capture.MemStats{Mallocs: 51000, TotalAlloc: 6e6, NumGC: 258, PauseNs: pauses}
 	return c
 }
 
@@ -66,13 +66,13 @@ func TestFigures(t *testing.T) {
 		name     string
 		crashed  bool
 		load     func(*load.Summary)
-		counters report.Counters
+		readings readings
 		cpus     int
 		want     report.Figures
 	}{
 		{
 			name:     "process CPU when unconfined",
-			counters: tenSeconds(),
+			readings: tenSeconds(),
 			cpus:     2,
 			want: with(func(f *report.Figures) {
 				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
@@ -80,7 +80,7 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name:     "cgroup CPU, throttling and peak when confined",
-			counters: withCgroup(tenSeconds()),
+			readings: withCgroup(tenSeconds()),
 			cpus:     2,
 			want: with(func(f *report.Figures) {
 				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "cgroup", 300, 0.15, 80<<20
@@ -89,10 +89,10 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name: "cgroup without a CPU quota or memory peak",
-			counters: func() report.Counters {
+			readings: func() readings {
 				c := withCgroup(tenSeconds())
-				c.End.Cgroup.Periods, c.End.Cgroup.ThrottledPeriods, c.End.Cgroup.ThrottledNanos = 100, 10, 5e6
-				c.End.Cgroup.MemoryPeakBytes = 0
+				c.end.Cgroup.Periods, c.end.Cgroup.ThrottledPeriods, c.end.Cgroup.ThrottledNanos = 100, 10, 5e6
+				c.end.Cgroup.MemoryPeakBytes = 0
 				return c
 			}(),
 			cpus: 2,
@@ -102,9 +102,9 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name: "cgroup read at only one end falls back to the process",
-			counters: func() report.Counters {
+			readings: func() readings {
 				c := withCgroup(tenSeconds())
-				c.End.Cgroup = nil
+				c.end.Cgroup = nil
 				return c
 			}(),
 			cpus: 2,
@@ -114,7 +114,7 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name:     "MemStats divided per request",
-			counters: withMemStats(tenSeconds()),
+			readings: withMemStats(tenSeconds()),
 			cpus:     2,
 			want: with(func(f *report.Figures) {
 				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
@@ -123,10 +123,10 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name: "retained goroutines and heap per 1,000 requests, a shrinking heap negative",
-			counters: func() report.Counters {
+			readings: func() readings {
 				c := tenSeconds()
-				c.RetainedStart = &capture.Retained{Goroutines: 12, HeapLiveBytes: 3 << 20}
-				c.RetainedEnd = &capture.Retained{Goroutines: 5012, HeapLiveBytes: 3<<20 - 50_000}
+				c.retainedStart = &report.Retained{Goroutines: 12, HeapLiveBytes: 3 << 20}
+				c.retainedEnd = &report.Retained{Goroutines: 5012, HeapLiveBytes: 3<<20 - 50_000}
 				return c
 			}(),
 			cpus: 2,
@@ -137,9 +137,9 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name: "retained figures at only one end: none",
-			counters: func() report.Counters {
+			readings: func() readings {
 				c := tenSeconds()
-				c.RetainedStart = &capture.Retained{Goroutines: 12, HeapLiveBytes: 3 << 20}
+				c.retainedStart = &report.Retained{Goroutines: 12, HeapLiveBytes: 3 << 20}
 				return c
 			}(),
 			cpus: 2,
@@ -149,9 +149,9 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name: "more GCs than the pause ring holds: no pause figure",
-			counters: func() report.Counters {
+			readings: func() readings {
 				c := withMemStats(tenSeconds())
-				c.MemStatsStart.NumGC = 1
+				c.memStatsStart.NumGC = 1
 				return c
 			}(),
 			cpus: 2,
@@ -162,9 +162,9 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name: "MemStats at only one end: none",
-			counters: func() report.Counters {
+			readings: func() readings {
 				c := withMemStats(tenSeconds())
-				c.MemStatsEnd = nil
+				c.memStatsEnd = nil
 				return c
 			}(),
 			cpus: 2,
@@ -175,20 +175,20 @@ func TestFigures(t *testing.T) {
 		{
 			name:     "crashed: load figures only",
 			crashed:  true,
-			counters: withMemStats(withCgroup(tenSeconds())),
+			readings: withMemStats(withCgroup(tenSeconds())),
 			cpus:     2,
 			want:     loadFigures,
 		},
 		{
 			name:     "no requests: nothing to divide by",
 			load:     func(l *load.Summary) { l.Requests, l.AchievedRate, l.Throughput = 0, 0, 0 },
-			counters: withMemStats(tenSeconds()),
+			readings: withMemStats(tenSeconds()),
 			cpus:     2,
 			want:     with(func(f *report.Figures) { f.Requests, f.AchievedRate, f.Throughput = 0, 0, 0 }),
 		},
 		{
 			name:     "generator CPUs unknown",
-			counters: tenSeconds(),
+			readings: tenSeconds(),
 			cpus:     0,
 			want: with(func(f *report.Figures) {
 				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
@@ -197,9 +197,9 @@ func TestFigures(t *testing.T) {
 		},
 		{
 			name: "zero-length window: no CPU cores",
-			counters: func() report.Counters {
+			readings: func() readings {
 				c := tenSeconds()
-				c.End.At = c.Start.At
+				c.end.At = c.start.At
 				return c
 			}(),
 			cpus: 2,
@@ -214,7 +214,9 @@ func TestFigures(t *testing.T) {
 			if tt.load != nil {
 				tt.load(&l)
 			}
-			got := figures(tt.crashed, l, tt.counters, tt.cpus)
+			rd := tt.readings
+			rd.load = l
+			got := figures(tt.crashed, rd, tt.cpus)
 			if diff := diffFigures(got, tt.want); diff != "" {
 				t.Error(diff)
 			}

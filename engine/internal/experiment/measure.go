@@ -182,7 +182,7 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, attack fun
 		}
 	}
 	for i, p := range probes {
-		p.r.Load = summaries[i]
+		p.readings.load = summaries[i]
 		p.readAfterWindow(ctx)
 		p.r.Seconds = seconds(samples[i], summaries[i])
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/capture"
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
@@ -33,6 +34,41 @@ type probe struct {
 	profile  bool
 	profiles *capture.Window // nil without pprof
 	crashed  bool            // the process exited during the window
+
+	// readings are the window's measurements as their producers return
+	// them; record writes them into r.
+	readings readings
+}
+
+// readings are one run's raw measurements: figures computes from them
+// (the GC pause needs MemStats' pause ring, which report.json leaves out),
+// and record converts them into the run's report fields.
+type readings struct {
+	load          load.Summary
+	start, end    target.Counters
+	memStatsStart *capture.MemStats
+	memStatsEnd   *capture.MemStats
+	retainedStart *report.Retained
+	retainedEnd   *report.Retained
+}
+
+// record writes the readings into r in report.json's types.
+func (rd readings) record(r *report.Run) {
+	r.Load = rd.load.Report()
+	r.Counters = report.Counters{
+		Start:         rd.start.Report(),
+		End:           rd.end.Report(),
+		RetainedStart: rd.retainedStart,
+		RetainedEnd:   rd.retainedEnd,
+	}
+	if rd.memStatsStart != nil {
+		ms := rd.memStatsStart.Report()
+		r.Counters.MemStatsStart = &ms
+	}
+	if rd.memStatsEnd != nil {
+		ms := rd.memStatsEnd.Report()
+		r.Counters.MemStatsEnd = &ms
+	}
 }
 
 // startProbe starts a fresh process of side into r's directory under out.
@@ -57,7 +93,7 @@ func startProbe(ctx context.Context, o Options, r *report.Run) (*probe, error) {
 		if !errors.As(err, &se) {
 			return nil, err
 		}
-		r.Exit = se.Exit
+		r.Exit = se.Exit.Report()
 		reason := "did not start: " + se.Reason
 		if se.Exit.OOMKilled {
 			reason = fmt.Sprintf("OOM-killed during start-up (memory limit %s)", cfg.Resources.Memory)
@@ -95,10 +131,10 @@ func (p *probe) readBeforeWindow(ctx context.Context) {
 		return
 	}
 	if ret, err := p.client.Retained(ctx); err == nil {
-		p.r.Counters.RetainedStart = &ret
+		p.readings.retainedStart = &ret
 	}
 	if ms, err := p.client.MemStats(ctx); err == nil {
-		p.r.Counters.MemStatsStart = &ms
+		p.readings.memStatsStart = &ms
 	}
 }
 
@@ -107,7 +143,7 @@ func (p *probe) readBeforeWindow(ctx context.Context) {
 // not the experiment an error.
 func (p *probe) countersAtStart() error {
 	var err error
-	if p.r.Counters.Start, err = p.inst.Counters(); err != nil {
+	if p.readings.start, err = p.inst.Counters(); err != nil {
 		if p.diedWithin(time.Second) {
 			p.crashed = true
 			return nil
@@ -122,23 +158,23 @@ func (p *probe) countersAtStart() error {
 // how it ended.
 func (p *probe) countersAtEnd() error {
 	if p.crashed {
-		p.r.Counters.End = p.r.Counters.Start
+		p.readings.end = p.readings.start
 		return nil
 	}
 	select {
 	case <-p.inst.Exited():
 		p.crashed = true
-		p.r.Counters.End = p.r.Counters.Start
+		p.readings.end = p.readings.start
 		return nil
 	default:
 	}
 	var err error
-	if p.r.Counters.End, err = p.inst.Counters(); err != nil {
+	if p.readings.end, err = p.inst.Counters(); err != nil {
 		if !p.diedWithin(time.Second) {
 			return fmt.Errorf("read counters at window end: %w", err)
 		}
 		p.crashed = true
-		p.r.Counters.End = p.r.Counters.Start
+		p.readings.end = p.readings.start
 	}
 	return nil
 }
@@ -150,14 +186,14 @@ func (p *probe) readAfterWindow(ctx context.Context) {
 	if p.crashed {
 		return
 	}
-	if p.r.Counters.MemStatsStart != nil {
+	if p.readings.memStatsStart != nil {
 		if ms, err := p.client.MemStats(ctx); err == nil {
-			p.r.Counters.MemStatsEnd = &ms
+			p.readings.memStatsEnd = &ms
 		}
 	}
-	if p.r.Counters.RetainedStart != nil {
+	if p.readings.retainedStart != nil {
 		if ret, err := p.client.Retained(ctx); err == nil {
-			p.r.Counters.RetainedEnd = &ret
+			p.readings.retainedEnd = &ret
 		}
 	}
 }
@@ -168,12 +204,12 @@ func (p *probe) collectProfiles(ctx context.Context) {
 	if p.profiles == nil {
 		return
 	}
-	var snapshots []capture.Result
+	var snapshots []report.Profile
 	if !p.crashed {
 		snapshots = p.client.Snapshot(ctx, p.dir, p.cfg.Profiles)
 	}
 	p.r.Profiles = append(p.profiles.Wait(), snapshots...)
-	p.r.ProfileRequests += p.r.Load.Requests
+	p.r.ProfileRequests += p.readings.load.Requests
 }
 
 // finish stops the process and judges the run: its figures and the
@@ -182,9 +218,10 @@ func (p *probe) finish(generatorCPUs int) {
 	r := p.r
 	p.client.Close()
 	t := time.Now()
-	r.Exit = p.inst.Stop()
+	r.Exit = p.inst.Stop().Report()
 	r.Timing.StopMs = ms(time.Since(t))
-	r.Figures = figures(p.crashed, r.Load, r.Counters, generatorCPUs)
+	p.readings.record(r)
+	r.Figures = figures(p.crashed, p.readings, generatorCPUs)
 	// A service that died after the window (encoding a profile, shutting
 	// down) was still not healthy: the run is invalid all the same.
 	r.InvalidReasons = invalidReasons(p.cfg, *r, p.crashed || r.Exit.ExitedOnItsOwn)
@@ -197,7 +234,8 @@ func (p *probe) finish(generatorCPUs int) {
 // marks it invalid with the reason.
 func (p *probe) abandon(ctx context.Context, err error) {
 	p.client.Close()
-	p.r.Exit = p.inst.Stop()
+	p.r.Exit = p.inst.Stop().Report()
+	p.readings.record(p.r)
 	reason := "measurement failed: " + err.Error()
 	if ctx.Err() != nil {
 		reason = "interrupted before the window ended"

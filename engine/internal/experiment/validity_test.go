@@ -6,11 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/engine/internal/capture"
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/report"
-	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 var windowEnd = time.Date(2026, 11, 20, 12, 0, 10, 0, time.UTC)
@@ -21,10 +18,10 @@ func healthyRun() report.Run {
 	after := windowEnd.Add(300 * time.Millisecond)
 	return report.Run{
 		Side:     Head,
-		Load:     load.Summary{Requests: 5000, StatusCodes: map[string]int{"200": 5000}, PacerLagP99: time.Millisecond},
+		Load:     report.Load{Requests: 5000, StatusCodes: map[string]int{"200": 5000}, PacerLagP99: time.Millisecond},
 		Figures:  report.Figures{Requests: 5000, AchievedRate: 500, ErrorRate: 0, GeneratorCPURatio: 0.2},
-		Counters: report.Counters{End: target.Counters{At: windowEnd}},
-		Profiles: []capture.Result{
+		Counters: report.Counters{End: report.CountersAt{At: windowEnd}},
+		Profiles: []report.Profile{
 			{Name: "cpu", File: "cpu.pb.gz", Samples: 150, Finished: after},
 			{Name: "allocs", File: "allocs.pb.gz", Samples: 9000, Finished: after},
 			{Name: "heap", File: "heap.pb.gz", Samples: 40, Finished: after.Add(100 * time.Millisecond)},
@@ -44,7 +41,7 @@ func TestInvalidReasons(t *testing.T) {
 		{
 			name: "OOM stands alone",
 			run: func(r *report.Run) {
-				r.Exit = target.Exit{ExitedOnItsOwn: true, Signal: "SIGKILL", OOMKilled: true}
+				r.Exit = report.Exit{ExitedOnItsOwn: true, Signal: "SIGKILL", OOMKilled: true}
 				r.Figures.AchievedRate, r.Figures.ErrorRate = 10, 0.9
 			},
 			crashed: true,
@@ -53,7 +50,7 @@ func TestInvalidReasons(t *testing.T) {
 		{
 			name: "crash by signal stands alone",
 			run: func(r *report.Run) {
-				r.Exit = target.Exit{ExitedOnItsOwn: true, Signal: "SIGSEGV"}
+				r.Exit = report.Exit{ExitedOnItsOwn: true, Signal: "SIGSEGV"}
 				r.Figures.AchievedRate, r.Figures.ErrorRate = 10, 0.9
 			},
 			crashed: true,
@@ -61,7 +58,7 @@ func TestInvalidReasons(t *testing.T) {
 		},
 		{
 			name:    "crash by exit code",
-			run:     func(r *report.Run) { r.Exit = target.Exit{ExitedOnItsOwn: true, Code: 2} },
+			run:     func(r *report.Run) { r.Exit = report.Exit{ExitedOnItsOwn: true, Code: 2} },
 			crashed: true,
 			want:    []string{"crashed during the run: exit code 2"},
 		},
@@ -134,7 +131,7 @@ func TestInvalidReasons(t *testing.T) {
 		{
 			name: "failed CPU profile is not counted as too few samples",
 			run: func(r *report.Run) {
-				r.Profiles[0] = capture.Result{Name: "cpu", Error: "GET /profile: 500", Finished: windowEnd}
+				r.Profiles[0] = report.Profile{Name: "cpu", Error: "GET /profile: 500", Finished: windowEnd}
 			},
 		},
 		{
@@ -157,7 +154,7 @@ func TestInvalidReasons(t *testing.T) {
 		{
 			name: "failed windowed profile has no window to spoil",
 			run: func(r *report.Run) {
-				r.Profiles[1] = capture.Result{Name: "allocs", Error: "timeout", Finished: windowEnd.Add(-time.Second)}
+				r.Profiles[1] = report.Profile{Name: "allocs", Error: "timeout", Finished: windowEnd.Add(-time.Second)}
 			},
 		},
 		{

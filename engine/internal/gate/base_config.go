@@ -47,7 +47,7 @@ func (g *invocation) gateFromBase(ctx context.Context, base *build.Base, configP
 	if err := verdict.CheckPlan(configPath+" (with the base's gate)", g.cfg); err != nil {
 		return &ConfigError{Err: err}
 	}
-	g.rep.Config = *g.cfg
+	g.rep.Config = g.cfg.Report()
 	g.rep.ConfigChanges = changes
 	keys := make([]string, len(changes))
 	for i, c := range changes {

@@ -44,14 +44,15 @@ func Compare(o CompareOptions) (*report.Report, error) {
 	if rep.Schema != report.Schema {
 		return nil, configErrorf("%s has schema %d; this perfgate reads schema %d", path, rep.Schema, report.Schema)
 	}
-	cfg := rep.Config
+	// The comparison runs with the configuration the report recorded.
+	cfg := config.Config(rep.Config)
 	if o.ConfigPath != "" {
 		thresholds, err := config.Load(o.ConfigPath)
 		if err != nil {
 			return nil, &ConfigError{Err: err}
 		}
 		cfg.Gate = thresholds.Gate
-		rep.Config = cfg
+		rep.Config = cfg.Report()
 	}
 	if rep.Verdict == report.Error && len(rep.Runs) == 0 {
 		return &rep, fmt.Errorf("%s records no runs (%s); nothing to compare", path, rep.Reason)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/perfgate/perfgate/engine/internal/capture"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
@@ -67,7 +66,7 @@ func writeLargeResults(b *testing.B, out string, runsPerSide int) int64 {
 	cfg := config.Default()
 	cfg.Service.Package = "./cmd/server"
 	cfg.Pairs = runsPerSide
-	rep := &report.Report{Schema: report.Schema, Verdict: report.Pass, Config: *cfg, Seed: 1}
+	rep := &report.Report{Schema: report.Schema, Verdict: report.Pass, Config: cfg.Report(), Seed: 1}
 	var total int64
 	rng := rand.New(rand.NewPCG(1, 2))
 	for pair := 1; pair <= runsPerSide; pair++ {
@@ -94,7 +93,7 @@ func writeLargeResults(b *testing.B, out string, runsPerSide int) int64 {
 			allocs := 90.0
 			rep.Runs = append(rep.Runs, report.Run{
 				Side: side, Pair: pair, Dir: dir, Valid: true, ProfileRequests: 10000,
-				Profiles: []capture.Result{{Name: "cpu", File: "cpu.pb.gz"}},
+				Profiles: []report.Profile{{Name: "cpu", File: "cpu.pb.gz"}},
 				Figures:  report.Figures{Requests: 10000, CPUSource: "cgroup", CPUMicrosPerRequest: cpu, AllocsPerRequest: &allocs, LatencyP50Ms: 1, LatencyP90Ms: 2, LatencyP99Ms: 3},
 			})
 		}

@@ -123,7 +123,7 @@ func TestCompareRecomputesARecording(t *testing.T) {
 	cfg := config.Default()
 	cfg.Service.Package = "./cmd/server"
 	cfg.Pairs = 2
-	rep := &report.Report{Schema: report.Schema, Verdict: report.Error, Reason: "running", Mode: report.ModeRecord, Label: "main", Config: *cfg}
+	rep := &report.Report{Schema: report.Schema, Verdict: report.Error, Reason: "running", Mode: report.ModeRecord, Label: "main", Config: cfg.Report()}
 	for pair := 1; pair <= 2; pair++ {
 		allocs := 90.0
 		r := report.Run{Side: experiment.Head, Pair: pair, Order: pair, Dir: fmt.Sprintf("head/run-%02d", pair), Valid: true,

@@ -41,7 +41,7 @@ type invocation struct {
 func newInvocation(mode string, cfg *config.Config, out string, command []string, stdout, stderr io.Writer) *invocation {
 	return &invocation{out: out, stdout: stdout, stderr: stderr, cfg: cfg, rep: &report.Report{
 		Schema: report.Schema, Verdict: report.Error, Reason: "running", Mode: mode, Command: command,
-		Started: time.Now(), Config: *cfg, Runs: []report.Run{}, Metrics: []report.Metric{},
+		Started: time.Now(), Config: cfg.Report(), Runs: []report.Run{}, Metrics: []report.Metric{},
 		Functions: []report.Function{}, Hints: []report.Hint{}, Warnings: []string{},
 	}}
 }
@@ -113,7 +113,7 @@ var renderings = []results.Rendering{
 // tree is a source tree built as one side of the experiment.
 type tree struct {
 	side, dir string
-	binary    *build.Binary // where the build is recorded in the report
+	binary    *report.Binary // where the build is recorded in the report
 }
 
 // build builds every tree with the same toolchain and flags into one
@@ -180,7 +180,7 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 		}
 	}()
 	env, err := tg.Prepare(ctx)
-	g.rep.Environment.Environment = env
+	g.rep.Environment.TargetEnvironment = env.Report()
 	g.warn(env.Warnings...)
 	if err != nil {
 		return err

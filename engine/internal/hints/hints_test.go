@@ -8,11 +8,9 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/attribution"
-	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
-	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
@@ -181,13 +179,13 @@ func TestNoHintOnAA(t *testing.T) {
 // TestCounterRules covers the counter rules' thresholds; the e2e tests in
 // cmd/perfgate show them firing on real throttled and OOM-killed services.
 func TestCounterRules(t *testing.T) {
-	rep := &report.Report{Config: *config.Default()}
-	rep.Environment.Environment = target.Environment{GOMAXPROCS: 4, GOMAXPROCSSource: "set by service.env", Limits: cgroup.Limits{CPUMillicores: 1000}}
+	rep := &report.Report{Config: config.Default().Report()}
+	rep.Environment.TargetEnvironment = report.TargetEnvironment{GOMAXPROCS: 4, GOMAXPROCSSource: "set by service.env", Limits: report.CgroupLimits{CPUMillicores: 1000}}
 	rep.Runs = []report.Run{
 		{Side: "base", Valid: true, Figures: report.Figures{Requests: 400, ThrottledRatio: 0.02}},
 		// Invalid runs count for throttling: it is often why they are invalid.
 		{Side: "head", Figures: report.Figures{Requests: 400, ThrottledRatio: 0.35}},
-		{Side: "head", Exit: target.Exit{OOMKilled: true}, Figures: report.Figures{MemoryPeakBytes: 8 << 20}},
+		{Side: "head", Exit: report.Exit{OOMKilled: true}, Figures: report.Figures{MemoryPeakBytes: 8 << 20}},
 	}
 	got := fired(For(rep))
 	for _, rule := range []string{"cpu-throttling", "gomaxprocs-above-limit", "oom-killed"} {
@@ -205,10 +203,10 @@ func TestCounterRules(t *testing.T) {
 // TestCounterRulesOnARecording: a recording measured one tree (as side
 // head), so its hints speak of that tree alone, never of a base.
 func TestCounterRulesOnARecording(t *testing.T) {
-	rep := &report.Report{Config: *config.Default(), Mode: report.ModeRecord, Label: "main"}
+	rep := &report.Report{Config: config.Default().Report(), Mode: report.ModeRecord, Label: "main"}
 	rep.Runs = []report.Run{
 		{Side: "head", Figures: report.Figures{Requests: 400, ThrottledRatio: 0.35}},
-		{Side: "head", Exit: target.Exit{OOMKilled: true}, Figures: report.Figures{MemoryPeakBytes: 8 << 20}},
+		{Side: "head", Exit: report.Exit{OOMKilled: true}, Figures: report.Figures{MemoryPeakBytes: 8 << 20}},
 	}
 	got := For(rep)
 	if len(got) != 2 {

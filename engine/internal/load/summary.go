@@ -4,10 +4,14 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// Summary is one attack's figures, in perfgate's own stable names (the
-// vegeta Metrics struct is not part of report.json's contract).
+// Summary is one attack's figures, in perfgate's own names (vegeta's
+// Metrics struct is no part of any contract). Its JSON form is what the
+// in-cluster load generator answers (loadgen); report.json records it as
+// report.Load (Report).
 type Summary struct {
 	Requests uint64 `json:"requests"`
 	// RequestsFrom is how many were sent at or after Attack.CountFrom.
@@ -37,7 +41,8 @@ type Summary struct {
 	GeneratorCPUNanos  int64 `json:"generator_cpu_ns"`
 	GeneratorWallNanos int64 `json:"generator_wall_ns"`
 	// Began is when the attack started; RequestsPerSecond counts the
-	// requests sent in each second after it (kept in report.Run.Seconds).
+	// requests sent in each second after it (kept in report.Run.Seconds,
+	// not in report.Load).
 	Began             time.Time `json:"-"`
 	RequestsPerSecond []uint64  `json:"-"`
 }
@@ -50,6 +55,30 @@ type Latency struct {
 	P95  time.Duration `json:"p95_ns"`
 	P99  time.Duration `json:"p99_ns"`
 	Max  time.Duration `json:"max_ns"`
+}
+
+// Report is the summary as a run's load records it.
+func (s Summary) Report() report.Load {
+	return report.Load{
+		Requests:           s.Requests,
+		RequestsFrom:       s.RequestsFrom,
+		TargetRate:         s.TargetRate,
+		AchievedRate:       s.AchievedRate,
+		Throughput:         s.Throughput,
+		SuccessRatio:       s.SuccessRatio,
+		ErrorRate:          s.ErrorRate,
+		StatusCodes:        s.StatusCodes,
+		Errors:             s.Errors,
+		Latency:            report.Latency(s.Latency),
+		BytesIn:            s.BytesIn,
+		BytesOut:           s.BytesOut,
+		Duration:           s.Duration,
+		Wait:               s.Wait,
+		PacerLagP99:        s.PacerLagP99,
+		PacerLagMax:        s.PacerLagMax,
+		GeneratorCPUNanos:  s.GeneratorCPUNanos,
+		GeneratorWallNanos: s.GeneratorWallNanos,
+	}
 }
 
 func summarise(m *vegeta.Metrics, planned time.Duration) Summary {

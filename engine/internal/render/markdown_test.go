@@ -45,7 +45,7 @@ func regressionReport() *report.Report {
 		Schema: 1, Complete: true, Seed: 42,
 		Command:     []string{"perfgate", "gate", "--config", "examples/perfgate.yml", "--base", "main", "--head", "."},
 		Started:     time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC),
-		Config:      *cfg,
+		Config:      cfg.Report(),
 		Environment: report.Environment{CPUModel: "AMD EPYC", CPUs: 2, Kernel: "6.18", GoVersion: "go1.26.8"},
 		Build: report.Builds{
 			Base: report.Builds{}.Base, Head: report.Builds{}.Head,

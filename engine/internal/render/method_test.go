@@ -35,7 +35,7 @@ func pairsReport(experiment string, ratios []float64, invalid map[int]string) *r
 	if experiment != "" {
 		cfg.Experiment = experiment
 	}
-	rep := &report.Report{Schema: 1, Verdict: report.Pass, Experiment: experiment, Config: *cfg}
+	rep := &report.Report{Schema: 1, Verdict: report.Pass, Experiment: experiment, Config: cfg.Report()}
 	for i, ratio := range ratios {
 		for _, side := range []string{"base", "head"} {
 			cpu := 300.0
@@ -80,7 +80,7 @@ func TestMethod(t *testing.T) {
 			"Measured as a duet in rounds of 10s (base and head at the same time on the same CPUs): no round had both sides valid (2 invalid rounds)."},
 		{"no valid pair, no window", func() *report.Report {
 			rep := pairsReport("sequential", []float64{1}, map[int]string{1: "x"})
-			rep.Config = config.Config{}
+			rep.Config = report.Config{}
 			return rep
 		}(), "Measured as pairs run one after the other: no pair had both runs valid (1 invalid pair)."},
 		{"one valid round: no spread", pairsReport("duet", []float64{1}, nil),

@@ -7,7 +7,6 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
-	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 // recordingReport is a nightly recording of main: two valid runs and one
@@ -21,9 +20,9 @@ func recordingReport() *report.Report {
 		Reason:  "recorded 2 valid runs of main (1 invalid: achieved rate 280.0/s is below 99% of the target 300/s ×1); nothing compared (mode record)",
 		Command: []string{"perfgate", "run", "--config", "examples/perfgate.yml", "--src", ".", "--label", "main", "--out", "results"},
 		Started: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC),
-		Config:  *cfg,
+		Config:  cfg.Report(),
 		Environment: report.Environment{CPUModel: "AMD EPYC", CPUs: 2, Kernel: "6.18", GoVersion: "go1.26.8",
-			Environment: target.Environment{Target: "local", Confinement: "cgroup v1", GOMAXPROCS: 1}},
+			TargetEnvironment: report.TargetEnvironment{Target: "local", Confinement: "cgroup v1", GOMAXPROCS: 1}},
 		Summary: []report.Median{
 			{Name: "cpu", Unit: "µs/req", Head: 373.7, HeadRuns: 2},
 			{Name: "allocs", Unit: "allocs/req", Head: 89.44, HeadRuns: 2},

@@ -1,18 +1,33 @@
 // Package report defines report.json, the versioned record of a perfgate
-// experiment: the engine writes it, the renderers and the GitHub Action
-// read it. Field names are a user-facing contract (docs/report-schema.md):
-// add fields freely, never rename or remove one without bumping Schema.
+// experiment: the engine writes it, the renderers, `perfgate report` and
+// the GitHub Action read it. Every type that appears in report.json is
+// defined in this package, which imports the standard library only:
+// producers (build, capture, config, load, target, experiment, gate)
+// convert their values into these types, each at one place, so a JSON
+// name changes only by an edit here.
+//
+// # Compatibility
+//
+// report.json's keys are a user-facing contract (docs/report-schema.md),
+// read by versions of the Action and the renderers other than the engine
+// that wrote the file, and compared across reports written months apart:
+//
+//   - A key is never renamed or removed, and its type and unit (the _ns,
+//     _ms, _us suffixes; fractions, not percentages) never change, unless
+//     Schema is bumped and docs/report-schema.md says what changed.
+//   - New fields may be added freely. A reader must not need them: a report
+//     written before a field existed lacks it, so its zero value (or its
+//     absence, with omitempty) must keep the old meaning, the way a
+//     missing mode means a gate.
+//   - The documented values of verdict, mode, side, outcome and scale are
+//     part of the contract like the keys: never renamed.
+//   - Go field names may change; JSON names may not. No two keys of one
+//     object may differ only in case (CheckKeys refuses such reports).
+//   - A field added here is described in docs/report-schema.md in the same
+//     change.
 package report
 
-import (
-	"time"
-
-	"github.com/perfgate/perfgate/engine/internal/build"
-	"github.com/perfgate/perfgate/engine/internal/capture"
-	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/load"
-	"github.com/perfgate/perfgate/engine/internal/target"
-)
+import "time"
 
 // Schema is the version of report.json this engine writes.
 const Schema = 1
@@ -57,8 +72,8 @@ type Report struct {
 	// Experiment is the design that was run: "duet", "sequential", or
 	// "record" (one side alone). It can differ from config.experiment: a
 	// target that cannot duet runs sequential and says so in Warnings.
-	Experiment string        `json:"experiment"`
-	Config     config.Config `json:"config"`
+	Experiment string `json:"experiment"`
+	Config     Config `json:"config"`
 	// ConfigChanges are the keys of perfgate.yml's gate: and validity:
 	// sections that head changed from the base revision. The gate ran with
 	// the base's values (Config shows them): a pull request does not relax
@@ -109,135 +124,58 @@ type Environment struct {
 	GoVersion string `json:"go_version"`
 	// Engine is this perfgate's version.
 	Engine string `json:"engine"`
-	target.Environment
+	TargetEnvironment
+}
+
+// TargetEnvironment is what the target knows about where it runs the
+// service; its keys sit beside the host's in environment.
+type TargetEnvironment struct {
+	Target string `json:"target"`
+	// Confinement is "cgroup v1", "cgroup v2" or "unconfined".
+	Confinement   string `json:"confinement"`
+	CgroupVersion int    `json:"cgroup_version,omitempty"`
+	// Limits are the limits as read back from the kernel when confined.
+	Limits CgroupLimits `json:"limits"`
+	// ServiceCPUs and GeneratorCPUs are the CPU sets the service and the
+	// load generator are pinned to (empty when not pinned).
+	ServiceCPUs   []int `json:"service_cpus,omitempty"`
+	GeneratorCPUs []int `json:"generator_cpus,omitempty"`
+	// GOMAXPROCS is the value the service runs with and where it comes
+	// from ("set from the CPU limit" or "set by service.env").
+	GOMAXPROCS       int    `json:"gomaxprocs"`
+	GOMAXPROCSSource string `json:"gomaxprocs_source"`
+	// Warnings are conditions that make numbers less trustworthy.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// CgroupLimits are the confinement of one service process.
+type CgroupLimits struct {
+	// CPUMillicores is the CPU quota in thousandths of a core (1000 = one core).
+	CPUMillicores int64 `json:"cpu_millicores"`
+	// MemoryBytes is the hard memory limit.
+	MemoryBytes int64 `json:"memory_bytes"`
+	// CPUPeriodMicros is the CFS period the quota applies to.
+	CPUPeriodMicros int64 `json:"cpu_period_us"`
 }
 
 // Builds are the two binaries compared.
 type Builds struct {
-	Base build.Binary `json:"base"`
-	Head build.Binary `json:"head"`
+	Base Binary `json:"base"`
+	Head Binary `json:"head"`
 	// Error is the compiler output tail of a failed build.
 	Error string `json:"error,omitempty"`
 }
 
-// Run is one fresh service process measured over one window.
-type Run struct {
-	Side string `json:"side"` // base | head
-	// Pair is 1-based; Order is the run's position in the experiment.
-	Pair  int    `json:"pair"`
-	Order int    `json:"order"`
-	Dir   string `json:"dir"` // relative to the results directory
-	Valid bool   `json:"valid"`
-	// InvalidReasons say why a run must not be compared.
-	InvalidReasons []string         `json:"invalid_reasons,omitempty"`
-	Started        time.Time        `json:"started"`
-	Load           load.Summary     `json:"load"`
-	Figures        Figures          `json:"figures"`
-	Counters       Counters         `json:"counters"`
-	Profiles       []capture.Result `json:"profiles"`
-	// ProfileRequests is how many requests were sent while the windowed
-	// profiles ran (the window plus the warm-up's last 0.7 s): the
-	// denominator of per-request profile figures.
-	ProfileRequests uint64 `json:"profile_requests"`
-	// ProfilesUnavailable says why there are no profiles or MemStats.
-	ProfilesUnavailable string      `json:"profiles_unavailable,omitempty"`
-	Exit                target.Exit `json:"exit"`
-	Timing              Timing      `json:"timing"`
-	// Seconds are the window's per-second samples (duet rounds).
-	Seconds []Second `json:"seconds,omitempty"`
-	// Duet describes the run's round when base and head ran at the same
-	// time (experiment: duet); nil in a sequential experiment.
-	Duet *Duet `json:"duet,omitempty"`
-	// ProfileRound marks a duet round run after the gating rounds only
-	// to capture profiles: profiling both sides of a duet biased its CPU
-	// comparison (docs/benchmarks.md), so the gating rounds capture none,
-	// and these rounds feed attribution and hints, never the statistics.
-	ProfileRound bool `json:"profile_round,omitempty"`
-}
-
-// Compared reports whether a run's figures enter the statistics: it is
-// valid and not a profile round.
-func (r Run) Compared() bool { return r.Valid && !r.ProfileRound }
-
-// Duet is one side's part in a duet round. Which side starts first and
-// which leads the balanced request order are drawn per round from the
-// experiment's seed.
-type Duet struct {
-	StartedFirst bool `json:"started_first"`
-	LedOrder     bool `json:"led_order"`
-	// SharedCPUBusy is base's and head's CPU use together over the CPUs
-	// they share; above validity.max_shared_cpu the round is invalid.
-	SharedCPUBusy float64 `json:"shared_cpu_busy"`
-}
-
-// Figures are a run's per-request numbers, the ones that are compared.
-// Pointers are absent when the service exposes no MemStats.
-type Figures struct {
-	Requests            uint64   `json:"requests"`
-	CPUMicrosPerRequest float64  `json:"cpu_us_per_req"`
-	CPUSource           string   `json:"cpu_source"` // cgroup | process
-	AllocsPerRequest    *float64 `json:"allocs_per_req,omitempty"`
-	BytesPerRequest     *float64 `json:"bytes_per_req,omitempty"`
-	GCCyclesPerRequest  *float64 `json:"gc_cycles_per_req,omitempty"`
-	GCPauseMicrosPerReq *float64 `json:"gc_pause_us_per_req,omitempty"`
-	LatencyP50Ms        float64  `json:"latency_p50_ms"`
-	LatencyP90Ms        float64  `json:"latency_p90_ms"`
-	LatencyP99Ms        float64  `json:"latency_p99_ms"`
-	LatencyMaxMs        float64  `json:"latency_max_ms"`
-	Throughput          float64  `json:"throughput"`
-	AchievedRate        float64  `json:"achieved_rate"`
-	ErrorRate           float64  `json:"error_rate"`
-	// CPUCores is the service's average CPU use over the window.
-	CPUCores float64 `json:"cpu_cores"`
-	// ThrottledRatio is throttled periods / periods in the window.
-	ThrottledRatio  float64 `json:"throttled_ratio"`
-	ThrottledMs     float64 `json:"throttled_ms"`
-	MemoryPeakBytes int64   `json:"memory_peak_bytes"`
-	// GeneratorCPURatio is the load generator's CPU use over the CPUs it
-	// has; near 1 means it, not the service, limited the load.
-	GeneratorCPURatio float64 `json:"generator_cpu_ratio"`
-	// GoroutinesRetainedPer1k is the growth of the goroutine count over
-	// the window per 1,000 requests: a leak keeps goroutines per request.
-	GoroutinesRetainedPer1k *float64 `json:"goroutines_retained_per_1k_req,omitempty"`
-	// HeapRetainedBytesPer1k is the growth of the live heap (measured
-	// after a forced GC at both edges of the window) per 1,000 requests:
-	// a service that keeps something per request grows until OOM.
-	HeapRetainedBytesPer1k *float64 `json:"heap_retained_bytes_per_1k_req,omitempty"`
-}
-
-// Counters are the raw readings at the window's start and end.
-type Counters struct {
-	Start         target.Counters   `json:"start"`
-	End           target.Counters   `json:"end"`
-	MemStatsStart *capture.MemStats `json:"memstats_start,omitempty"`
-	MemStatsEnd   *capture.MemStats `json:"memstats_end,omitempty"`
-	// RetainedStart and RetainedEnd are the goroutine count and the live
-	// heap after a forced GC, read just outside the window's counters.
-	RetainedStart *capture.Retained `json:"retained_start,omitempty"`
-	RetainedEnd   *capture.Retained `json:"retained_end,omitempty"`
-}
-
-// Second is one second of a window: the service's cumulative CPU time and
-// the requests sent to it since the window began. A duet's two sides are
-// sampled back to back, so their per-second CPU per request can be drawn
-// side by side (report.html).
-type Second struct {
-	// OffsetMs is the time since the window began.
-	OffsetMs float64 `json:"offset_ms"`
-	CPUNanos int64   `json:"cpu_ns"`
-	Requests uint64  `json:"requests"`
-}
-
-// Timing is where a run's wall time went; everything but the warm-up and
-// the window is engine overhead.
-type Timing struct {
-	StartToReadyMs float64 `json:"start_to_ready_ms"`
-	WarmupMs       float64 `json:"warmup_ms"`
-	WindowMs       float64 `json:"window_ms"`
-	CaptureMs      float64 `json:"capture_ms"`
-	StopMs         float64 `json:"stop_ms"`
-	TotalMs        float64 `json:"total_ms"`
-	OverheadMs     float64 `json:"overhead_ms"`
+// Binary is one built side (package build writes it).
+type Binary struct {
+	Label string `json:"label"`
+	// Source is the tree that was built; Revision its git commit when known.
+	Source   string `json:"source"`
+	Revision string `json:"revision,omitempty"`
+	Dirty    bool   `json:"dirty,omitempty"`
+	Path     string `json:"path"`
+	// BuildInfo is `go version -m` of the binary.
+	BuildInfo string `json:"build_info"`
 }
 
 // Median is one figure's median over a side's valid runs.

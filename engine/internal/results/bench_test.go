@@ -9,10 +9,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
-	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 // readBench parses a bench file the way benchstat does.
@@ -54,9 +52,9 @@ func TestWriteBenchReadsBackWithBenchfmt(t *testing.T) {
 	dir := t.TempDir()
 	env := report.Environment{
 		CPUModel: "Intel(R) Xeon(R)  CPU @ 2.20GHz\t", // odd spacing as /proc/cpuinfo may have
-		Environment: target.Environment{
+		TargetEnvironment: report.TargetEnvironment{
 			Confinement: "cgroup v2",
-			Limits:      cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 256 << 20},
+			Limits:      report.CgroupLimits{CPUMillicores: 1000, MemoryBytes: 256 << 20},
 		},
 	}
 	memstats := func(requests uint64, cpu float64) report.Figures {

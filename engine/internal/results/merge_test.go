@@ -65,10 +65,10 @@ func total(t *testing.T, p *profile.Profile, sampleType string) int64 {
 
 func TestMergeProfiles(t *testing.T) {
 	dir := t.TempDir()
-	profiles := func(names ...string) []capture.Result {
-		var rs []capture.Result
+	profiles := func(names ...string) []report.Profile {
+		var rs []report.Profile
 		for _, n := range names {
-			rs = append(rs, capture.Result{Name: n, File: n + ".pb.gz"})
+			rs = append(rs, report.Profile{Name: n, File: n + ".pb.gz"})
 		}
 		return rs
 	}
@@ -78,7 +78,7 @@ func TestMergeProfiles(t *testing.T) {
 		// An invalid run's file is not even read: it is not a profile.
 		{Side: "base", Pair: 2, Dir: "base/run-02", Valid: false, Profiles: profiles("allocs")},
 		// A profile that failed to download has no file.
-		{Side: "base", Pair: 3, Dir: "base/run-03", Valid: true, Profiles: append(profiles("allocs"), capture.Result{Name: "cpu", Error: "GET /profile: 500"})},
+		{Side: "base", Pair: 3, Dir: "base/run-03", Valid: true, Profiles: append(profiles("allocs"), report.Profile{Name: "cpu", Error: "GET /profile: 500"})},
 	}
 	for _, p := range []string{"base/run-01/allocs", "base/run-01/goroutine", "head/run-01/allocs", "base/run-03/allocs"} {
 		writeProfile(t, filepath.Join(dir, p+".pb.gz"), filepath.Base(p))
@@ -148,8 +148,8 @@ func TestMergeProfilesErrors(t *testing.T) {
 				}
 			}
 			runs := []report.Run{
-				{Side: "base", Dir: "base/run-01", Valid: true, Profiles: []capture.Result{{Name: "allocs", File: "allocs.pb.gz"}}},
-				{Side: "base", Dir: "base/run-02", Valid: true, Profiles: []capture.Result{{Name: "allocs", File: "allocs.pb.gz"}}},
+				{Side: "base", Dir: "base/run-01", Valid: true, Profiles: []report.Profile{{Name: "allocs", File: "allocs.pb.gz"}}},
+				{Side: "base", Dir: "base/run-02", Valid: true, Profiles: []report.Profile{{Name: "allocs", File: "allocs.pb.gz"}}},
 			}
 			if _, err := MergeProfiles(dir, runs, "base"); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one containing %q", err, tt.want)

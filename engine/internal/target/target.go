@@ -79,43 +79,43 @@ type LoadsInside interface {
 
 // Environment is what a target knows about where it runs the service.
 type Environment struct {
-	Target string `json:"target"`
+	Target string
 	// Confinement is "cgroup v1", "cgroup v2" or "unconfined".
-	Confinement   string `json:"confinement"`
-	CgroupVersion int    `json:"cgroup_version,omitempty"`
+	Confinement   string
+	CgroupVersion int
 	// Limits are the limits as read back from the kernel when confined.
-	Limits cgroup.Limits `json:"limits"`
+	Limits cgroup.Limits
 	// ServiceCPUs and GeneratorCPUs are the CPU sets the service and the
 	// load generator are pinned to (empty when not pinned).
-	ServiceCPUs   []int `json:"service_cpus,omitempty"`
-	GeneratorCPUs []int `json:"generator_cpus,omitempty"`
+	ServiceCPUs   []int
+	GeneratorCPUs []int
 	// GOMAXPROCS is the value the service runs with and where it comes
 	// from ("set from the CPU limit" or "set by service.env").
-	GOMAXPROCS       int    `json:"gomaxprocs"`
-	GOMAXPROCSSource string `json:"gomaxprocs_source"`
+	GOMAXPROCS       int
+	GOMAXPROCSSource string
 	// Warnings are conditions that make numbers less trustworthy.
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string
 }
 
 // Counters are cumulative process and cgroup figures at one instant.
 type Counters struct {
-	At             time.Time `json:"at"`
-	ProcessCPUNano int64     `json:"process_cpu_ns"`
+	At             time.Time
+	ProcessCPUNano int64
 	// Cgroup is nil when the service runs unconfined.
-	Cgroup *cgroup.Stats `json:"cgroup,omitempty"`
+	Cgroup *cgroup.Stats
 	// MaxRSSBytes is the process's resident high-water mark (VmHWM).
-	MaxRSSBytes int64 `json:"max_rss_bytes"`
+	MaxRSSBytes int64
 }
 
 // Exit is how a service process ended.
 type Exit struct {
-	// Exited is false when the process was still running until Stop.
-	ExitedOnItsOwn bool   `json:"exited_on_its_own"`
-	Code           int    `json:"code"`
-	Signal         string `json:"signal,omitempty"`
-	OOMKilled      bool   `json:"oom_killed"`
+	// ExitedOnItsOwn is false when the process was still running until Stop.
+	ExitedOnItsOwn bool
+	Code           int
+	Signal         string
+	OOMKilled      bool
 	// StderrTail is the end of the service's stderr, for crash reports.
-	StderrTail string `json:"stderr_tail,omitempty"`
+	StderrTail string
 }
 
 // StartError is a service that did not become ready; Exit says whether it
