@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Linters, all pinned: golangci-lint from tools/go.mod (.golangci.yml) over
+# Linters, all pinned: golangci-lint from scripts/tools/golangci-lint/go.mod (.golangci.yml) over
 # the engine and the example service; eslint (eslint.config.js) and
 # prettier (.prettierrc.json) over the Action's src/ and __tests__/.
 # Needs Go and node_modules (npm install); scripts/test.sh runs it.
@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 # go tool -n builds the pinned golangci-lint once (cached by Go) and prints
 # its path, so the engine's own module is linted with its own go.mod.
-golangci_lint=$(cd "$root/tools" && go tool -n golangci-lint)
+golangci_lint=$(go -C "$root/scripts/tools/golangci-lint" tool -n golangci-lint)
 for module in engine examples/service; do
   (cd "$root/$module" && "$golangci_lint" run --config "$root/.golangci.yml" ./...)
 done

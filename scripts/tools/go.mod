@@ -1,6 +1,8 @@
 // Pinned development tools of the repository, apart from the engine's
 // module: run one with `go -C scripts/tools tool NAME` (actionlint:
 // scripts/actionlint.sh). Bump with `go get -tool PATH@vX.Y.Z` here.
+// golangci-lint has a module of its own beside this one, in
+// golangci-lint/ (its dependencies clash with actionlint's).
 module github.com/perfgate/perfgate/scripts/tools
 
 go 1.25.0

@@ -1,4 +1,7 @@
-module github.com/perfgate/perfgate/tools
+// golangci-lint, pinned apart from scripts/tools/go.mod: its dependencies
+// need go.yaml.in/yaml/v4 rc.6, which breaks the actionlint pinned there
+// (built against rc.3). Run it with scripts/lint.sh.
+module github.com/perfgate/perfgate/scripts/tools/golangci-lint
 
 go 1.26.0
 
