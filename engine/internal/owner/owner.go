@@ -110,3 +110,22 @@ func Identity(machine, pidNamespace string) string {
 	sum := sha256.Sum256([]byte(machine + "\n" + pidNamespace))
 	return hex.EncodeToString(sum[:])[:HostLength]
 }
+
+// Swept is what one sweep did: the resources it removed, and one error per
+// stale resource it tried and failed to remove. A sweep that could not
+// look at all (no permission, the tool's daemon not answering) returns an
+// error beside it instead.
+type Swept struct {
+	Removed []string
+	Failed  []error
+}
+
+// Warnings are the failures as report warnings, for the start-up sweep of
+// a target, which must not fail a gate over a leftover.
+func (s Swept) Warnings() []string {
+	var warnings []string
+	for _, err := range s.Failed {
+		warnings = append(warnings, err.Error())
+	}
+	return warnings
+}
