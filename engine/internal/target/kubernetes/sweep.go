@@ -29,7 +29,7 @@ import (
 func Sweep(ctx context.Context, settings config.Kubernetes) (owner.Swept, error) {
 	c, err := connect(ctx, settings)
 	if err != nil {
-		return owner.Swept{}, err
+		return owner.Swept{}, fmt.Errorf("no cluster to look in: %w", err)
 	}
 	return sweep(ctx, c.clientset, firstSet(c.namespace, c.contextNamespace), owner.Local())
 }
