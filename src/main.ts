@@ -59,13 +59,19 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   const engine = await buildOwnEngine()
   const base = inputs.mode === 'gate' ? await core.group('Find the base', () => findBase(inputs, event, workdir)) : { none: 'mode record measures the checkout alone' }
 
+  // For post: the engine to stop if this step is killed, and how to run
+  // its sweep of whatever a killed engine left.
+  const started = (pid: number, viaSudo: boolean): void => {
+    state.saveEnginePid(pid)
+    state.saveEngineRun({ binary: engine.path, viaSudo, config: path.resolve(workdir, config) })
+  }
   let exitCode = 0
   if (inputs.mode === 'record') {
     const args = ['run', '--config', config, '--src', workdir, '--label', recordLabel(event), '--out', resultsDir]
-    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, state.saveEnginePid)
+    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, started)
   } else if ('sha' in base) {
     const args = ['gate', '--config', config, '--base', base.sha, '--head', workdir, '--out', resultsDir]
-    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, state.saveEnginePid)
+    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, started)
   } else {
     await writeFile(path.join(resultsDir, 'report.md'), noBaselineReport(base.none))
   }

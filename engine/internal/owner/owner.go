@@ -88,7 +88,8 @@ func Alive(pid int) bool {
 // the machine (/etc/machine-id, else this boot's
 // /proc/sys/kernel/random/boot_id, else the hostname) and of the PID
 // namespace (/proc/self/ns/pid), so containers sharing a machine are
-// distinct. src/kind-clusters.ts computes the same.
+// distinct. The Action does not compute it: its post step runs
+// `perfgate sweep`.
 var Host = sync.OnceValue(func() string {
 	machine := ""
 	for _, f := range []string{"/etc/machine-id", "/proc/sys/kernel/random/boot_id"} {
