@@ -8,6 +8,7 @@ import { artifactName, uploadResults } from './artifact.js'
 import { commentMarker, writeComment } from './comment.js'
 import { runCommentStage } from './comment-stage.js'
 import { failureFor } from './decide.js'
+import { LABEL_PATTERN } from './engine-facts.js'
 import { buildOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import { describeEvent, type EventInfo } from './event.js'
@@ -106,7 +107,7 @@ function withTarget(args: string[], inputs: Inputs): string[] {
 /** recordLabel names a recorded run after what it measured: the branch, else the commit. */
 function recordLabel(event: EventInfo): string {
   const ref = process.env.GITHUB_REF_NAME || ''
-  return /^[A-Za-z0-9._/-]{1,100}$/.test(ref) ? ref : event.sha.slice(0, 12) || 'head'
+  return LABEL_PATTERN.test(ref) ? ref : event.sha.slice(0, 12) || 'head'
 }
 
 /**
