@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { recorded, reset } from './support/core-fake.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
-const { post, stopEngine } = await import('../src/post.js')
+const { alive, post, stopEngine } = await import('../src/post.js')
 
 // A real process named perfgate (a copy of sleep) stands in for an engine
 // that main left running when the job was cancelled.
@@ -20,7 +20,13 @@ const startEngine = () => {
   return { pid: child.pid!, exited }
 }
 
-afterEach(reset)
+const originalEnv = { PATH: process.env.PATH, KUBECONFIG: process.env.KUBECONFIG }
+afterEach(() => {
+  reset()
+  process.env.PATH = originalEnv.PATH
+  if (originalEnv.KUBECONFIG === undefined) delete process.env.KUBECONFIG
+  else process.env.KUBECONFIG = originalEnv.KUBECONFIG
+})
 
 describe('post', () => {
   it('stops an engine that is still running', async () => {
@@ -56,6 +62,106 @@ describe('post', () => {
     await post()
     expect(recorded.warnings).toEqual([])
     expect(recorded.failed).toEqual([])
+  })
+})
+
+describe('alive', () => {
+  it('counts a process this user may not signal (EPERM) as alive, as the engine does', () => {
+    const exited = spawnSync('/bin/true')
+    expect(alive(exited.pid)).toBe(false)
+    if (process.getuid?.() !== 0) {
+      expect(alive(1)).toBe(true) // init is root's: EPERM, as the engine under sudo is to the runner's user
+      return
+    }
+    // As root: another user's process, seen with this process's effective
+    // uid dropped to a third user, answers kill(2) with EPERM.
+    const other = spawn('/bin/sleep', ['60'], { stdio: 'ignore', uid: 65534, gid: 65534 })
+    try {
+      process.seteuid!(54321)
+      let seen: boolean
+      try {
+        seen = alive(other.pid!)
+      } finally {
+        process.seteuid!(0)
+      }
+      expect(seen).toBe(true)
+    } finally {
+      other.kill()
+    }
+  })
+})
+
+// The engine's own sweep, run by post: the engine is built from engine/,
+// and a kind stand-in on PATH lists clusters named as the engine names
+// them (kind cannot create clusters on the machine this is developed on)
+// and records what it is asked to delete. Docker and Kubernetes are absent.
+describe("post runs the engine's sweep", () => {
+  const engine = path.join(tmp, 'engine', 'perfgate')
+  const bin = path.join(tmp, 'bin')
+  const calls = path.join(tmp, 'kind-calls.log')
+
+  beforeAll(() => {
+    execFileSync('go', ['build', '-o', engine, './cmd/perfgate'], { cwd: path.resolve('engine'), stdio: 'inherit' })
+    mkdirSync(bin, { recursive: true })
+  }, 600_000)
+
+  function fakeKind(clusters: string[], deleteExit = 0): void {
+    writeFileSync(
+      path.join(bin, 'kind'),
+      `#!/bin/sh
+echo "$*" >> "${calls}"
+case "$1 $2" in
+"get clusters") printf '%s\\n' ${clusters.join(' ')} ;;
+"delete cluster") echo "kind could not delete $4" >&2; exit ${deleteExit} ;;
+esac
+`
+    )
+    chmodSync(path.join(bin, 'kind'), 0o755)
+    writeFileSync(calls, '')
+    process.env.PATH = bin
+    process.env.KUBECONFIG = path.join(tmp, 'no-kubeconfig')
+  }
+
+  /** hostIdentity asks the engine, which names everything it creates after it. */
+  async function hostIdentity(): Promise<string> {
+    fakeKind([])
+    recorded.state.perfgateEngine = JSON.stringify({ binary: engine, viaSudo: false, config: path.join(tmp, 'none.yml') })
+    await post()
+    const identity = /host identity ([0-9a-f]{12})/.exec(recorded.infos.join('\n'))?.[1]
+    reset()
+    if (!identity) throw new Error('perfgate sweep did not say its host identity')
+    return identity
+  }
+
+  it("deletes a gone perfgate's kind cluster of this host, and leaves a live one's and another host's", async () => {
+    const host = await hostIdentity()
+    const gone = spawnSync('/bin/true').pid
+    const dead = `perfgate-${host}-${gone}-abcdef`
+    const live = `perfgate-${host}-${process.pid}-123456`
+    fakeKind([dead, live, `perfgate-0f0f0f0f0f0f-${gone}-abcdef`, 'dev'])
+    recorded.state.perfgateEngine = JSON.stringify({ binary: engine, viaSudo: false, config: path.join(tmp, 'none.yml') })
+    await post()
+    expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['get clusters', `delete cluster --name ${dead}`])
+    const log = recorded.infos.join('\n')
+    expect(log).toContain(`kind: removed kind cluster ${dead}`)
+    expect(log).toContain('docker: skipped, the docker command is not on PATH')
+    expect(recorded.warnings).toEqual([])
+  })
+
+  it('only warns, naming the cluster, when the sweep cannot delete it', async () => {
+    const host = await hostIdentity()
+    const dead = `perfgate-${host}-${spawnSync('/bin/true').pid}-abcdef`
+    fakeKind([dead], 1)
+    recorded.state.perfgateEngine = JSON.stringify({ binary: engine, viaSudo: false, config: path.join(tmp, 'none.yml') })
+    await post()
+    expect(recorded.warnings.join('\n')).toMatch(new RegExp(`perfgate sweep.*left something behind \\(exit 1\\)[^]*could not delete kind cluster ${dead}`))
+    expect(recorded.failed).toEqual([])
+  })
+
+  it('does not run without an engine that main started', async () => {
+    fakeKind([`perfgate-0f0f0f0f0f0f-1-abcdef`])
+    await post()
+    expect(readFileSync(calls, 'utf8')).toBe('')
   })
 })
 

@@ -1,10 +1,10 @@
 import * as core from '@actions/core'
+import { TARGETS } from './engine-facts.js'
 import { UserError } from './errors.js'
 
 export const MODES = ['gate', 'record', 'comment'] as const
 export const COMMENT_POLICIES = ['auto', 'always', 'never', 'on-regression'] as const
 export const FAIL_ON = ['regression', 'inconclusive', 'never'] as const
-export const TARGETS = ['local', 'docker', 'kind', 'kubernetes'] as const
 
 export type Mode = (typeof MODES)[number]
 export type CommentPolicy = (typeof COMMENT_POLICIES)[number]

@@ -8,6 +8,7 @@ import { artifactName, uploadResults } from './artifact.js'
 import { commentMarker, writeComment } from './comment.js'
 import { runCommentStage } from './comment-stage.js'
 import { failureFor } from './decide.js'
+import { LABEL_PATTERN } from './engine-facts.js'
 import { buildOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import { describeEvent, type EventInfo } from './event.js'
@@ -59,13 +60,19 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   const engine = await buildOwnEngine()
   const base = inputs.mode === 'gate' ? await core.group('Find the base', () => findBase(inputs, event, workdir)) : { none: 'mode record measures the checkout alone' }
 
+  // For post: the engine to stop if this step is killed, and how to run
+  // its sweep of whatever a killed engine left.
+  const started = (pid: number, viaSudo: boolean): void => {
+    state.saveEnginePid(pid)
+    state.saveEngineRun({ binary: engine.path, viaSudo, config: path.resolve(workdir, config) })
+  }
   let exitCode = 0
   if (inputs.mode === 'record') {
     const args = ['run', '--config', config, '--src', workdir, '--label', recordLabel(event), '--out', resultsDir]
-    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, state.saveEnginePid)
+    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, started)
   } else if ('sha' in base) {
     const args = ['gate', '--config', config, '--base', base.sha, '--head', workdir, '--out', resultsDir]
-    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, state.saveEnginePid)
+    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, started)
   } else {
     await writeFile(path.join(resultsDir, 'report.md'), noBaselineReport(base.none))
   }
@@ -100,7 +107,7 @@ function withTarget(args: string[], inputs: Inputs): string[] {
 /** recordLabel names a recorded run after what it measured: the branch, else the commit. */
 function recordLabel(event: EventInfo): string {
   const ref = process.env.GITHUB_REF_NAME || ''
-  return /^[A-Za-z0-9._/-]{1,100}$/.test(ref) ? ref : event.sha.slice(0, 12) || 'head'
+  return LABEL_PATTERN.test(ref) ? ref : event.sha.slice(0, 12) || 'head'
 }
 
 /**

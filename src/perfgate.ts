@@ -13,10 +13,16 @@ export const EXIT = { pass: 0, regression: 1, usage: 2, infrastructure: 3, inval
  * streaming its output to the log. A cancelled job (SIGINT, then SIGTERM
  * from the runner) is passed on as one SIGTERM: the engine then stops its
  * experiment, writes what it measured and exits, so the results can still
- * be uploaded. onStart receives the process ID for the post step, which
- * stops an engine still running when main was killed.
+ * be uploaded. onStart receives the process ID, and whether it is sudo's,
+ * for the post step, which stops an engine still running when main was
+ * killed and then sweeps what it left.
  */
-export async function runPerfgate(binary: string, args: string[], cwd: string, onStart: (pid: number) => void = () => {}): Promise<number> {
+export async function runPerfgate(
+  binary: string,
+  args: string[],
+  cwd: string,
+  onStart: (pid: number, viaSudo: boolean) => void = () => {}
+): Promise<number> {
   const invocation = engineInvocation(binary, args, { root: process.getuid?.() === 0, sudo: await canSudo(), env: process.env })
   core.info(`$ ${invocation.viaSudo ? 'sudo ' : ''}perfgate ${args.join(' ')}`)
   if (invocation.viaSudo) core.info('running the engine as root through sudo: CPU and memory limits need cgroups, which need root')
@@ -24,7 +30,7 @@ export async function runPerfgate(binary: string, args: string[], cwd: string, o
   // not reach the engine as well as the one forwarded below, because a
   // second signal makes the engine stop at once without writing results.
   const child = spawn(invocation.file, invocation.args, { cwd, env: invocation.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true })
-  if (child.pid !== undefined) onStart(child.pid)
+  if (child.pid !== undefined) onStart(child.pid, invocation.viaSudo)
   let forwarded = false
   const forward = (signal: NodeJS.Signals): void => {
     if (forwarded) return
@@ -64,8 +70,13 @@ export interface EngineInvocation {
  * or sudo the engine runs unconfined and says so in its report.
  */
 export function engineInvocation(binary: string, args: string[], host: { root: boolean; sudo: boolean; env: NodeJS.ProcessEnv }): EngineInvocation {
-  const env = engineEnvironment(host.env)
-  if (host.root || !host.sudo) return { file: binary, args, env, viaSudo: false }
+  return engineCommand(binary, args, host.env, !host.root && host.sudo)
+}
+
+/** engineCommand runs the engine through `sudo -n` or directly, as engineInvocation decided once. */
+export function engineCommand(binary: string, args: string[], hostEnv: NodeJS.ProcessEnv, viaSudo: boolean): EngineInvocation {
+  const env = engineEnvironment(hostEnv)
+  if (!viaSudo) return { file: binary, args, env, viaSudo: false }
   return {
     file: 'sudo',
     args: ['-n', '--preserve-env', 'env', `PATH=${env.PATH ?? ''}`, binary, ...args],

@@ -2,16 +2,50 @@ import * as core from '@actions/core'
 
 /**
  * What main leaves for post (actions/checkout's state-helper pattern):
- * whether main ran, the engine's process to stop if the job is cancelled,
- * and the results directory to upload if main never got to it.
+ * whether main ran, the engine main started (to stop it if the job is
+ * cancelled, and to run its sweep the same way, through sudo or not), and
+ * the results directory to upload if main never got to it.
  */
-const keys = { isPost: 'isPost', pid: 'perfgatePid', resultsDir: 'resultsDir', artifactName: 'artifactName', uploaded: 'uploaded' } as const
+const keys = {
+  isPost: 'isPost',
+  pid: 'perfgatePid',
+  engine: 'perfgateEngine',
+  resultsDir: 'resultsDir',
+  artifactName: 'artifactName',
+  uploaded: 'uploaded'
+} as const
 
 export const isPost = (): boolean => core.getState(keys.isPost) === 'true'
 export const markMainStarted = (): void => core.saveState(keys.isPost, 'true')
 
 export const saveEnginePid = (pid: number): void => core.saveState(keys.pid, String(pid))
 export const enginePid = (): number => Number(core.getState(keys.pid)) || 0
+
+/** EngineRun is how main ran the engine: post runs `perfgate sweep` the same way. */
+export interface EngineRun {
+  /** The engine binary. */
+  readonly binary: string
+  /** Whether it ran through sudo (engineInvocation). */
+  readonly viaSudo: boolean
+  /** perfgate.yml as an absolute path: its kubernetes section names the cluster to sweep. */
+  readonly config: string
+}
+
+export const saveEngineRun = (run: EngineRun): void => core.saveState(keys.engine, JSON.stringify(run))
+
+/** engineRun is what saveEngineRun saved, or undefined when main never started the engine. */
+export function engineRun(): EngineRun | undefined {
+  const saved = core.getState(keys.engine)
+  if (!saved) return undefined
+  let run: Partial<EngineRun>
+  try {
+    run = JSON.parse(saved) as Partial<EngineRun>
+  } catch {
+    return undefined
+  }
+  if (typeof run.binary !== 'string' || typeof run.viaSudo !== 'boolean' || typeof run.config !== 'string') return undefined
+  return { binary: run.binary, viaSudo: run.viaSudo, config: run.config }
+}
 
 export function saveUploadPlan(resultsDir: string, artifactName: string): void {
   core.saveState(keys.resultsDir, resultsDir)

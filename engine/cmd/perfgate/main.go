@@ -23,9 +23,11 @@ Usage:
   perfgate compare --out results/ [--config perfgate.yml]
   perfgate report --in results/report.json [--format md|html|json]
   perfgate config check perfgate.yml
+  perfgate sweep [--config perfgate.yml]   (remove what killed perfgate runs of this host left: cgroups, containers, images, kind clusters, namespaces)
 
-Exit codes: 0 pass, 1 regression (gate and compare only), 2 usage or
-configuration error, 3 build or infrastructure error, 4 invalid measurement.
+Exit codes: 0 pass, 1 regression (gate and compare only) or leftovers that
+could not be removed (sweep), 2 usage or configuration error, 3 build or
+infrastructure error, 4 invalid measurement.
 `
 
 func main() {
@@ -51,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runCompare(args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
+	case "sweep":
+		return runSweep(ctx, args[1:], stdout, stderr)
 	case "config":
 		if len(args) != 3 || args[1] != "check" {
 			fmt.Fprint(stderr, "usage: perfgate config check perfgate.yml\n")

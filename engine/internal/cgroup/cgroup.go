@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/owner"
@@ -220,16 +221,21 @@ func rmdirRetry(dir string) error {
 // Sweep removes groups left by perfgate processes of this host identity
 // that no longer exist (killed with SIGKILL; machine reboots are handled
 // by the kernel). Groups of another host identity (a runner in another
-// container sharing the cgroup tree) are never touched. It returns the
-// names it removed.
-func (h *Hierarchy) Sweep() []string { return h.sweep(owner.Local()) }
+// container sharing the cgroup tree) are never touched. It removes
+// nothing, and says why, when this user may not remove groups here.
+func (h *Hierarchy) Sweep() (owner.Swept, error) { return h.sweep(owner.Local()) }
 
-func (h *Hierarchy) sweep(judge owner.Judge) []string {
-	var removed []string
+func (h *Hierarchy) sweep(judge owner.Judge) (owner.Swept, error) {
+	var swept owner.Swept
+	for _, parent := range h.uniqueParents() {
+		if err := syscall.Access(parent, writable); err != nil {
+			return swept, fmt.Errorf("cgroup directory %s is not writable by this user (%v); removing perfgate's groups needs root (sudo)", parent, err)
+		}
+	}
 	for _, parent := range h.uniqueParents() {
 		entries, err := os.ReadDir(parent)
 		if err != nil {
-			continue
+			return swept, fmt.Errorf("list cgroups in %s: %w", parent, err)
 		}
 		for _, e := range entries {
 			rest, ok := strings.CutPrefix(e.Name(), namePrefix)
@@ -240,14 +246,20 @@ func (h *Hierarchy) sweep(judge owner.Judge) []string {
 			if _, err := strconv.Atoi(seq); !ok || err != nil || !judge.Stale(o) {
 				continue
 			}
-			g := &Group{Version: h.Version, dirs: map[string]string{"": filepath.Join(parent, e.Name())}, h: h}
-			if g.Remove() == nil {
-				removed = append(removed, e.Name())
+			dir := filepath.Join(parent, e.Name())
+			g := &Group{Version: h.Version, dirs: map[string]string{"": dir}, h: h}
+			if err := g.Remove(); err != nil {
+				swept.Failed = append(swept.Failed, fmt.Errorf("could not remove cgroup %s left by perfgate %s, which is gone: %w", dir, o, err))
+			} else {
+				swept.Removed = append(swept.Removed, "cgroup "+dir)
 			}
 		}
 	}
-	return removed
+	return swept, nil
 }
+
+// writable is access(2)'s W_OK.
+const writable = 2
 
 // Existing lists the perfgate groups that currently exist (for tests and
 // diagnostics).

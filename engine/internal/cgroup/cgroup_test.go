@@ -111,9 +111,9 @@ func TestSweepRemovesGroupsOfDeadProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	removed := h.Sweep()
-	if len(removed) == 0 {
-		t.Fatal("sweep removed nothing")
+	swept, err := h.Sweep()
+	if err != nil || len(swept.Removed) == 0 || len(swept.Failed) != 0 {
+		t.Fatalf("sweep: %+v, %v; want the dead group removed", swept, err)
 	}
 	for _, name := range h.Existing() {
 		if filepath.Base(name) == dead {
@@ -143,11 +143,14 @@ func TestSweepTouchesOnlyItsOwnHostsDeadGroups(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	removed := h.sweep(judge)
+	result, err := h.sweep(judge)
+	if err != nil || len(result.Failed) != 0 {
+		t.Fatalf("sweep: %+v, %v", result, err)
+	}
 	for name, swept := range names {
 		_, err := os.Stat(filepath.Join(parent, name))
 		if gone := os.IsNotExist(err); gone != swept {
-			t.Errorf("%s: removed %v, want %v (sweep removed %v)", name, gone, swept, removed)
+			t.Errorf("%s: removed %v, want %v (sweep removed %v)", name, gone, swept, result.Removed)
 		}
 	}
 }

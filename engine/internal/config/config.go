@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,8 +19,17 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// Targets are the places a service can run, the default first.
+// Targets are the places a service can run, the default first. The
+// Action checks its target input against a generated copy
+// (src/engine-facts.ts, see TestActionFactsAreTheEngines).
 var Targets = []string{"local", "docker", "kind", "kubernetes"}
+
+// LabelPattern is what the label of a recorded run (perfgate run --label)
+// may hold: the label is shown in the report's title and comment and names
+// the recording for whatever keeps the trend, so it is kept to a
+// branch-name alphabet. The Action checks a branch name against a
+// generated copy (src/engine-facts.ts) before it passes it as the label.
+var LabelPattern = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,100}$`)
 
 // Experiments are the experiment designs, the default first: duet (base
 // and head served at the same time, on the same CPUs) and sequential (one

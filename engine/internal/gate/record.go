@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -28,19 +28,13 @@ type RecordOptions struct {
 	Stderr  io.Writer
 }
 
-// labelPattern is what a label may hold: the label is shown in the
-// report's title and comment and names the recording for whatever keeps
-// the trend, so it is kept to a branch-name alphabet (the Action's
-// recordLabel checks the same pattern before passing a branch or SHA).
-var labelPattern = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,100}$`)
-
 // CheckLabel says what is wrong with a --label, naming the value and the
 // fix, or nil when it is usable.
 func CheckLabel(label string) error {
 	if label == "" {
 		return configErrorf("--label is required: name what is measured, e.g. --label main or --label $(git rev-parse --short HEAD)")
 	}
-	if !labelPattern.MatchString(label) {
+	if !config.LabelPattern.MatchString(label) {
 		return configErrorf("--label %q is not a valid label; use 1 to 100 letters, digits and . _ / - (a branch name like main or a short commit SHA)", label)
 	}
 	return nil

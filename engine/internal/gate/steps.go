@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/build"
@@ -57,7 +58,7 @@ func loadConfig(path, targetOverride string) (*config.Config, error) {
 		cfg.Target = targetOverride
 	}
 	if _, ok := targets[cfg.Target]; !ok {
-		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: local, docker, kind or kubernetes", path, cfg.Target)
+		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: %s", path, cfg.Target, strings.Join(config.Targets, ", "))
 	}
 	return cfg, nil
 }

@@ -88,7 +88,8 @@ func Alive(pid int) bool {
 // the machine (/etc/machine-id, else this boot's
 // /proc/sys/kernel/random/boot_id, else the hostname) and of the PID
 // namespace (/proc/self/ns/pid), so containers sharing a machine are
-// distinct. src/kind-clusters.ts computes the same.
+// distinct. The Action does not compute it: its post step runs
+// `perfgate sweep`.
 var Host = sync.OnceValue(func() string {
 	machine := ""
 	for _, f := range []string{"/etc/machine-id", "/proc/sys/kernel/random/boot_id"} {
@@ -109,4 +110,23 @@ var Host = sync.OnceValue(func() string {
 func Identity(machine, pidNamespace string) string {
 	sum := sha256.Sum256([]byte(machine + "\n" + pidNamespace))
 	return hex.EncodeToString(sum[:])[:HostLength]
+}
+
+// Swept is what one sweep did: the resources it removed, and one error per
+// stale resource it tried and failed to remove. A sweep that could not
+// look at all (no permission, the tool's daemon not answering) returns an
+// error beside it instead.
+type Swept struct {
+	Removed []string
+	Failed  []error
+}
+
+// Warnings are the failures as report warnings, for the start-up sweep of
+// a target, which must not fail a gate over a leftover.
+func (s Swept) Warnings() []string {
+	var warnings []string
+	for _, err := range s.Failed {
+		warnings = append(warnings, err.Error())
+	}
+	return warnings
 }

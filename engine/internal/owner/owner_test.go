@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// The same vector is checked by __tests__/kind-clusters.test.ts: the
-// Action's post step must compute the identity the engine names clusters by.
+// A host identity names resources that outlive perfgate: it must not
+// change between perfgate versions, or a newer perfgate could not sweep
+// what an older one left.
 func TestIdentityIsStable(t *testing.T) {
 	if got := Identity("0123456789abcdef0123456789abcdef", "pid:[4026531836]"); got != "9710943f3cf2" {
 		t.Errorf("Identity = %q", got)

@@ -94,7 +94,11 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		t.env.Confinement = fmt.Sprintf("docker %s, cgroup v%s (%s)", parts[0], parts[1], parts[2])
 		fmt.Sscan(parts[1], &t.env.CgroupVersion)
 	}
-	t.env.Warnings = append(t.env.Warnings, t.sweep(ctx)...)
+	swept, err := sweep(ctx, t.docker, owner.Local())
+	if err != nil {
+		t.env.Warnings = append(t.env.Warnings, err.Error())
+	}
+	t.env.Warnings = append(t.env.Warnings, swept.Warnings()...)
 
 	if t.gomaxprocs, err = t.env.SizeGOMAXPROCS(t.limits.CPUMillicores, t.userGOMAXPROCS); err != nil {
 		return t.env, err

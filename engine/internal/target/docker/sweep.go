@@ -10,45 +10,53 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/owner"
 )
 
-// sweep removes containers and images that perfgate processes of this
+// Sweep removes the containers and images that perfgate processes of this
 // host identity left behind when they died without cleaning up (SIGKILL,
 // a runner cancelled hard). Objects of live perfgate processes, and of
 // other machines or containers sharing the engine, are left alone
-// (owner.Judge). It returns one warning per object it could not remove.
-func (t *Target) sweep(ctx context.Context) []string {
-	var warnings []string
-	judge := owner.Local()
+// (owner.Judge). It is the docker target's start-up sweep and part of
+// `perfgate sweep`; dockerPath is the docker command. The error says it
+// could not look (no engine answering).
+func Sweep(ctx context.Context, dockerPath string) (owner.Swept, error) {
+	return sweep(ctx, cli{path: dockerPath}, owner.Local())
+}
+
+func sweep(ctx context.Context, docker cli, judge owner.Judge) (owner.Swept, error) {
+	var swept owner.Swept
 	for _, kind := range []string{"container", "image"} {
 		// Both are listed by ID and their owner read by inspect: `docker
 		// image ls` cannot print a label.
-		list := []string{kind, "ls", "--quiet", "--filter", "label=" + labelHost + "=" + t.host}
+		list := []string{kind, "ls", "--quiet", "--filter", "label=" + labelHost + "=" + judge.Host}
 		if kind == "container" {
 			list = append(list, "--all")
 		}
-		out, err := t.docker.run(ctx, list...)
+		out, err := docker.run(ctx, list...)
 		if err != nil {
-			return append(warnings, fmt.Sprintf("could not look for leftovers of earlier perfgate runs: %v", err))
+			return swept, fmt.Errorf("could not look for leftovers of earlier perfgate runs: %w", err)
 		}
 		for _, id := range strings.Fields(out) {
-			labels, err := t.docker.run(ctx, kind, "inspect", "--format", `{{index .Config.Labels "`+labelHost+`"}} {{index .Config.Labels "`+labelPID+`"}}`, id)
+			labels, err := docker.run(ctx, kind, "inspect", "--format", `{{index .Config.Labels "`+labelHost+`"}} {{index .Config.Labels "`+labelPID+`"}}`, id)
 			if err != nil {
-				continue
+				continue // removed meanwhile
 			}
 			host, pidText, _ := strings.Cut(labels, " ")
 			pid, err := strconv.Atoi(pidText)
-			if err != nil || !judge.Stale(owner.Owner{Host: host, PID: pid}) {
+			o := owner.Owner{Host: host, PID: pid}
+			if err != nil || !judge.Stale(o) {
 				continue
 			}
 			remove := []string{kind, "rm", "--force", id}
 			if kind == "container" {
 				remove = []string{kind, "rm", "--force", "--volumes", id}
 			}
-			if _, err := t.docker.run(ctx, remove...); err != nil {
-				warnings = append(warnings, fmt.Sprintf("could not remove %s %s left by an earlier perfgate run: %v", kind, id, err))
+			if _, err := docker.run(ctx, remove...); err != nil {
+				swept.Failed = append(swept.Failed, fmt.Errorf("could not remove %s %s left by an earlier perfgate run: %w", kind, id, err))
+			} else {
+				swept.Removed = append(swept.Removed, fmt.Sprintf("docker %s %s (left by perfgate %s)", kind, id, o))
 			}
 		}
 	}
-	return warnings
+	return swept, nil
 }
 
 // removeLabelled removes every container carrying label (key=value).

@@ -68,7 +68,11 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	if _, err := exec.LookPath("docker"); err != nil {
 		return env, &target.ConfigError{Err: errors.New("target kind: kind runs its node in Docker, and the docker command is not installed")}
 	}
-	swept := t.sweep(ctx)
+	swept, err := Sweep(ctx, t.kind)
+	warnings := swept.Warnings()
+	if err != nil {
+		warnings = append(warnings, err.Error())
+	}
 	if t.workDir, err = os.MkdirTemp("", "perfgate-kind-"); err != nil {
 		return env, err
 	}
@@ -81,7 +85,7 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		ImageLoad:  loadArgs(t.kind, t.cluster),
 	})
 	env, err = t.Target.Prepare(ctx)
-	env.Warnings = append(env.Warnings, swept...)
+	env.Warnings = append(env.Warnings, warnings...)
 	env.Confinement = "kind cluster " + t.cluster + ", " + env.Confinement
 	return env, err
 }
@@ -154,29 +158,39 @@ func (t *Target) exportLogs() string {
 	return "; kind's logs are in " + dir
 }
 
-// sweep deletes clusters of perfgate runs of this host identity whose
+// Sweep deletes the clusters of perfgate runs of this host identity whose
 // perfgate is gone (killed before it could clean up; self-hosted runners
 // keep them). Clusters of another host identity sharing the Docker daemon
-// are never touched.
-func (t *Target) sweep(ctx context.Context) []string {
-	out, err := t.run(ctx, time.Minute, "get", "clusters")
+// are never touched. It is the kind target's start-up sweep and part of
+// `perfgate sweep`; kind is the kind command. The error says it could not
+// list the clusters.
+func Sweep(ctx context.Context, kind string) (owner.Swept, error) {
+	var swept owner.Swept
+	out, err := runKind(ctx, kind, time.Minute, "get", "clusters")
 	if err != nil {
-		return []string{fmt.Sprintf("could not list kind clusters to remove leftovers of earlier perfgate runs: %v", err)}
+		return swept, fmt.Errorf("could not list kind clusters to remove leftovers of earlier perfgate runs: %v\n%s", err, target.TextTail(out, 1000))
 	}
-	var warnings []string
 	for _, name := range staleClusters(out, owner.Local()) {
-		if _, err := t.run(ctx, 2*time.Minute, deleteArgs(name)...); err != nil {
-			warnings = append(warnings, fmt.Sprintf("could not delete kind cluster %s left by an earlier perfgate run: %v", name, err))
+		if out, err := runKind(ctx, kind, 2*time.Minute, deleteArgs(name)...); err != nil {
+			swept.Failed = append(swept.Failed, fmt.Errorf("could not delete kind cluster %s left by an earlier perfgate run: %v\n%s", name, err, target.TextTail(out, 1000)))
+		} else {
+			swept.Removed = append(swept.Removed, "kind cluster "+name)
 		}
 	}
-	return warnings
+	return swept, nil
 }
 
 func (t *Target) run(ctx context.Context, timeout time.Duration, args ...string) (string, error) {
+	return runKind(ctx, t.kind, timeout, args...)
+}
+
+// runKind runs kind with args and returns its output, stdout and stderr
+// together.
+func runKind(ctx context.Context, kind string, timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, t.kind, args...)
+	cmd := exec.CommandContext(ctx, kind, args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	if err != nil && ctx.Err() == context.Canceled {

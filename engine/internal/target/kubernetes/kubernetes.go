@@ -21,6 +21,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
@@ -206,33 +207,40 @@ func (t *Target) Close() error {
 
 // deleteRun deletes the run's objects and waits for them to disappear.
 func (t *Target) deleteRun(ctx context.Context) error {
-	core, selector := t.cluster.clientset.CoreV1(), metav1.ListOptions{LabelSelector: LabelRun + "=" + t.run}
+	return deleteRun(ctx, t.cluster.clientset, t.namespace, t.run, t.ownNamespace)
+}
+
+// deleteRun deletes run's objects in namespace, the namespace itself when
+// it is the run's own, and waits for them to disappear. Close and Sweep
+// both use it.
+func deleteRun(ctx context.Context, client kubernetes.Interface, namespace, run string, ownNamespace bool) error {
+	core, selector := client.CoreV1(), metav1.ListOptions{LabelSelector: LabelRun + "=" + run}
 	foreground := metav1.DeletePropagationForeground
 	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
-	if t.ownNamespace {
-		if err := core.Namespaces().Delete(ctx, t.namespace, del); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("target kubernetes: delete namespace %s: %w", t.namespace, err)
+	if ownNamespace {
+		if err := core.Namespaces().Delete(ctx, namespace, del); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("target kubernetes: delete namespace %s: %w", namespace, err)
 		}
 		return pollUntil(ctx, func() (bool, error) {
-			_, err := core.Namespaces().Get(ctx, t.namespace, metav1.GetOptions{})
+			_, err := core.Namespaces().Get(ctx, namespace, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
-		}, "namespace "+t.namespace+" to be deleted")
+		}, "namespace "+namespace+" to be deleted")
 	}
 	errs := []error{
-		t.cluster.clientset.AppsV1().Deployments(t.namespace).DeleteCollection(ctx, del, selector),
-		t.cluster.clientset.BatchV1().Jobs(t.namespace).DeleteCollection(ctx, del, selector),
-		core.Secrets(t.namespace).DeleteCollection(ctx, del, selector),
-		t.cluster.clientset.NetworkingV1().NetworkPolicies(t.namespace).DeleteCollection(ctx, del, selector),
+		client.AppsV1().Deployments(namespace).DeleteCollection(ctx, del, selector),
+		client.BatchV1().Jobs(namespace).DeleteCollection(ctx, del, selector),
+		core.Secrets(namespace).DeleteCollection(ctx, del, selector),
+		client.NetworkingV1().NetworkPolicies(namespace).DeleteCollection(ctx, del, selector),
 	}
-	services, err := core.Services(t.namespace).List(ctx, selector)
+	services, err := core.Services(namespace).List(ctx, selector)
 	errs = append(errs, err)
 	if err == nil {
 		for _, s := range services.Items {
-			errs = append(errs, core.Services(t.namespace).Delete(ctx, s.Name, del))
+			errs = append(errs, core.Services(namespace).Delete(ctx, s.Name, del))
 		}
 	}
 	errs = append(errs, pollUntil(ctx, func() (bool, error) {
-		pods, err := core.Pods(t.namespace).List(ctx, selector)
+		pods, err := core.Pods(namespace).List(ctx, selector)
 		return err == nil && len(pods.Items) == 0, err
 	}, "the run's pods to be deleted"))
 	return errors.Join(errs...)

@@ -65,7 +65,11 @@ func (t *Target) probeCgroups() (*cgroup.Hierarchy, cgroup.Limits, error) {
 	if err != nil {
 		return nil, cgroup.Limits{}, err
 	}
-	h.Sweep()
+	// Not being allowed to sweep means not being allowed to create either,
+	// which Create below reports.
+	if swept, err := h.Sweep(); err == nil {
+		t.env.Warnings = append(t.env.Warnings, swept.Warnings()...)
+	}
 	g, err := h.Create(t.limits)
 	if err != nil {
 		return nil, cgroup.Limits{}, err
