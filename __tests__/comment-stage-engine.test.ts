@@ -43,7 +43,7 @@ func main() {
 		fmt.Printf("env=%s\\n", strings.SplitN(kv, "=", 2)[0])
 	}
 }
-`
+`,
   )
 })
 afterAll(() => {
@@ -65,13 +65,20 @@ beforeEach(async () => {
     INPUT_TOKEN: 't0ken',
     GITHUB_TOKEN: 'ghs_secret',
     ACTIONS_RUNTIME_TOKEN: 'runtime-secret',
-    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://oidc.example'
+    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://oidc.example',
   })
   mkdirSync(process.env.RUNNER_TEMP!, { recursive: true })
   writeFileSync(process.env.GITHUB_STEP_SUMMARY!, '')
   writeFileSync(process.env.GITHUB_OUTPUT!, '')
   gh.pulls = [{ number: 7, headSha, headRepo: 'mallory/shop', state: 'open' }]
-  gh.artifacts.set(42, [{ id: 901, name: 'perfgate-results-attempt-1', sizeInBytes: 0, zip: zipSync({ 'report.json': strToU8('{"schema":1,"verdict":"pass"}') }) }])
+  gh.artifacts.set(42, [
+    {
+      id: 901,
+      name: 'perfgate-results-attempt-1',
+      sizeInBytes: 0,
+      zip: zipSync({ 'report.json': strToU8('{"schema":1,"verdict":"pass"}') }),
+    },
+  ])
   gh.artifacts.get(42)![0].sizeInBytes = gh.artifacts.get(42)![0].zip.byteLength
 })
 afterEach(async () => {
@@ -83,7 +90,17 @@ const event = describeEvent({
   eventName: 'workflow_run',
   repo: { owner: 'acme', repo: 'shop' },
   sha: 'c'.repeat(40),
-  payload: { workflow_run: { id: 42, event: 'pull_request', head_sha: headSha, head_branch: 'feature', head_repository: { full_name: 'mallory/shop' }, conclusion: 'failure', pull_requests: [] } }
+  payload: {
+    workflow_run: {
+      id: 42,
+      event: 'pull_request',
+      head_sha: headSha,
+      head_branch: 'feature',
+      head_repository: { full_name: 'mallory/shop' },
+      conclusion: 'failure',
+      pull_requests: [],
+    },
+  },
 })
 const inputs = getInputs((n) => ({ mode: 'comment', token: 't0ken', config: 'ci/perfgate.yml' })[n] ?? '')
 
@@ -95,7 +112,7 @@ async function comment(): Promise<{ binary: string; args: string; env: string[] 
   return {
     binary: lines.find((l) => l.startsWith('binary='))?.slice('binary='.length) ?? '',
     args: lines.find((l) => l.startsWith('args='))?.slice('args='.length) ?? '',
-    env: lines.filter((l) => l.startsWith('env=')).map((l) => l.slice('env='.length))
+    env: lines.filter((l) => l.startsWith('env=')).map((l) => l.slice('env='.length)),
   }
 }
 
@@ -120,6 +137,8 @@ describe('runCommentStage runs only an engine it has just built', () => {
 
   it("passes the reproduce command's values from the workflow and the run, not the artifact", async () => {
     const { args } = await comment()
-    expect(args).toMatch(new RegExp(`^report --in \\S+/report\\.json --format md --reproduce-config ci/perfgate\\.yml --reproduce-head ${headSha}$`))
+    expect(args).toMatch(
+      new RegExp(`^report --in \\S+/report\\.json --format md --reproduce-config ci/perfgate\\.yml --reproduce-head ${headSha}$`),
+    )
   }, 120_000)
 })

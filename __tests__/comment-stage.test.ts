@@ -48,7 +48,17 @@ const event = (pullRequests: number[] = []) =>
     eventName: 'workflow_run',
     repo: { owner: 'acme', repo: 'shop' },
     sha: 'c'.repeat(40),
-    payload: { workflow_run: { id: 42, event: 'pull_request', head_sha: headSha, head_branch: 'feature', head_repository: { full_name: 'mallory/shop' }, conclusion: 'failure', pull_requests: pullRequests.map((number) => ({ number })) } }
+    payload: {
+      workflow_run: {
+        id: 42,
+        event: 'pull_request',
+        head_sha: headSha,
+        head_branch: 'feature',
+        head_repository: { full_name: 'mallory/shop' },
+        conclusion: 'failure',
+        pull_requests: pullRequests.map((number) => ({ number })),
+      },
+    },
   })
 const inputs = getInputs((n) => ({ mode: 'comment', token: 't0ken' })[n] ?? '')
 let nextArtifactId = 900
@@ -62,7 +72,7 @@ describe('runCommentStage', () => {
   it('comments the newest attempt on the pull request the API names, whatever the artifact says', async () => {
     gh.artifacts.set(42, [
       artifact({ 'report.json': strToU8('{"schema":1,"verdict":"pass","reason":"attempt 1"}') }),
-      artifact({ 'report.json': realReport, 'pr.json': strToU8('{"number": 99}') }, 'perfgate-results-attempt-2')
+      artifact({ 'report.json': realReport, 'pr.json': strToU8('{"number": 99}') }, 'perfgate-results-attempt-2'),
     ])
     await runCommentStage(inputs, event())
     const [c] = gh.comments.get(7) ?? []
@@ -78,11 +88,15 @@ describe('runCommentStage', () => {
     hostile.command = ['perfgate', 'gate', '--config', 'attacker/perfgate.yml', '--base', 'x']
     hostile.build.base.revision = 'badbadbadbadbad'
     gh.artifacts.set(42, [artifact({ 'report.json': strToU8(JSON.stringify(hostile)) })])
-    const nested = getInputs((n) => ({ mode: 'comment', token: 't0ken', 'working-directory': 'services/api', config: 'services/api/perf/perfgate.yml' })[n] ?? '')
+    const nested = getInputs(
+      (n) => ({ mode: 'comment', token: 't0ken', 'working-directory': 'services/api', config: 'services/api/perf/perfgate.yml' })[n] ?? '',
+    )
     await runCommentStage(nested, event())
     const [c] = gh.comments.get(7) ?? []
     const reproduce = c.body.slice(c.body.indexOf('<summary>Reproduce locally</summary>'))
-    expect(reproduce).toContain(`<pre>git checkout ${headSha}\nsudo perfgate gate --config perf/perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `)
+    expect(reproduce).toContain(
+      `<pre>git checkout ${headSha}\nsudo perfgate gate --config perf/perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `,
+    )
     expect(reproduce).not.toMatch(/attacker|badbad/)
   }, 180_000)
 
@@ -90,7 +104,11 @@ describe('runCommentStage', () => {
     // What an earlier pull request's job on a self-hosted runner could leave
     // where buildEngine looks for a cached engine.
     const engineDir = path.join(import.meta.dirname, '../engine')
-    const planted = path.join(toolDir(), `perfgate-engine-${process.platform}-${process.arch}-${await goVersion()}-${await sourceHash(engineDir)}`, 'perfgate')
+    const planted = path.join(
+      toolDir(),
+      `perfgate-engine-${process.platform}-${process.arch}-${await goVersion()}-${await sourceHash(engineDir)}`,
+      'perfgate',
+    )
     const ran = path.join(tmp, 'planted-ran')
     mkdirSync(path.dirname(planted), { recursive: true })
     writeFileSync(planted, `#!/bin/sh\ntouch '${ran}'\necho '<!-- perfgate:report -->'\necho 'PLANTED: all good, merge it'\n`)
@@ -109,7 +127,9 @@ describe('runCommentStage', () => {
 
   it('refuses a report.json whose keys the engine and the action would read differently, naming the key', async () => {
     gh.artifacts.set(42, [artifact({ 'report.json': strToU8('{"schema":1,"verdict":"pass","reason":"","Verdict":"regression"}') })])
-    await expect(runCommentStage(inputs, event())).rejects.toThrow(/not a valid perfgate report: .*"verdict" and "Verdict" at the top level, which differ only in case/)
+    await expect(runCommentStage(inputs, event())).rejects.toThrow(
+      /not a valid perfgate report: .*"verdict" and "Verdict" at the top level, which differ only in case/,
+    )
     expect(gh.comments.get(7) ?? []).toHaveLength(0)
   }, 180_000)
 
@@ -156,9 +176,12 @@ describe('reproduceFlags', () => {
     [{}, 'perfgate.yml'],
     [{ config: 'ci/perfgate.yml' }, 'ci/perfgate.yml'],
     [{ 'working-directory': 'services/api', config: 'services/api/perfgate.yml' }, 'perfgate.yml'],
-    [{ 'working-directory': 'services/api', config: 'shared/perfgate.yml' }, '../../shared/perfgate.yml']
+    [{ 'working-directory': 'services/api', config: 'shared/perfgate.yml' }, '../../shared/perfgate.yml'],
   ])('names the config of %j relative to the working directory, as mode gate does', (given, config) => {
-    const flags = reproduceFlags(getInputs((n) => ({ mode: 'comment', ...given })[n as 'mode'] ?? ''), headSha)
+    const flags = reproduceFlags(
+      getInputs((n) => ({ mode: 'comment', ...given })[n as 'mode'] ?? ''),
+      headSha,
+    )
     expect(flags).toEqual(['--reproduce-config', config, '--reproduce-head', headSha])
   })
 })

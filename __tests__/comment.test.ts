@@ -19,7 +19,8 @@ afterEach(async () => {
 })
 
 const target = { owner: 'acme', repo: 'shop', pullNumber: 7, measuredSha: sha }
-const upsert = (body: string, options?: { createIfMissing: boolean }) => upsertComment(createOctokit('t0ken'), target, marker, body, options)
+const upsert = (body: string, options?: { createIfMissing: boolean }) =>
+  upsertComment(createOctokit('t0ken'), target, marker, body, options)
 
 describe('upsertComment', () => {
   it('creates one comment, then updates it instead of adding another', async () => {
@@ -83,7 +84,11 @@ describe('upsertComment', () => {
   })
 
   it('waits out a secondary rate limit (403 with retry-after) and retries', async () => {
-    gh.fail('POST /repos/acme/shop/issues/7/comments', { status: 403, headers: { 'retry-after': '1' }, message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' })
+    gh.fail('POST /repos/acme/shop/issues/7/comments', {
+      status: 403,
+      headers: { 'retry-after': '1' },
+      message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+    })
     const started = Date.now()
     expect((await upsert(`${marker}\nbody`)).action).toBe('created')
     expect(Date.now() - started).toBeGreaterThanOrEqual(900)
@@ -104,7 +109,10 @@ describe('upsertComment', () => {
   it('posts a 70,000-character report cut to fit, with fences and details closed', async () => {
     const table = Array.from({ length: 2000 }, (_, i) => `| fn${i} | +${i} µs/req |`).join('\n')
     const details = `<details><summary>benchstat</summary>\n\n\`\`\`\n${'x'.repeat(20000)}\n\`\`\`\n\n</details>`
-    const report = `<!-- perfgate:report -->\n### perfgate: regression\n\n| function | Δ |\n|---|---|\n${table}\n\n${details}\n`.padEnd(70000, '\n')
+    const report = `<!-- perfgate:report -->\n### perfgate: regression\n\n| function | Δ |\n|---|---|\n${table}\n\n${details}\n`.padEnd(
+      70000,
+      '\n',
+    )
     const body = commentBody(marker, report, 'See the job summary.')
     expect(report.length).toBeGreaterThanOrEqual(70000)
     expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS)

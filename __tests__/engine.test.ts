@@ -32,7 +32,10 @@ describe('engineInvocation', () => {
 
   it('runs the engine directly as root, and without sudo (unconfined, the engine says so)', async () => {
     const { engineInvocation } = await import('../src/perfgate.js')
-    for (const host of [{ root: true, sudo: true }, { root: false, sudo: false }]) {
+    for (const host of [
+      { root: true, sudo: true },
+      { root: false, sudo: false },
+    ]) {
       const inv = engineInvocation('/t/perfgate', ['gate', '--base', 'abc'], { ...host, env })
       expect(inv).toMatchObject({ file: '/t/perfgate', args: ['gate', '--base', 'abc'], viaSudo: false })
       expect(inv.env.INPUT_TOKEN).toBeUndefined()
@@ -43,14 +46,7 @@ describe('engineInvocation', () => {
     const { engineInvocation } = await import('../src/perfgate.js')
     const inv = engineInvocation('/t/perfgate', ['gate'], { root: false, sudo: true, env })
     expect(inv.file).toBe('sudo')
-    expect(inv.args).toEqual([
-      '-n',
-      '--preserve-env',
-      'env',
-      'PATH=/opt/go/bin:/usr/bin',
-      '/t/perfgate',
-      'gate'
-    ])
+    expect(inv.args).toEqual(['-n', '--preserve-env', 'env', 'PATH=/opt/go/bin:/usr/bin', '/t/perfgate', 'gate'])
     expect(inv.env.INPUT_TOKEN).toBeUndefined()
   })
 })

@@ -8,14 +8,19 @@ const repo = { owner: 'acme', repo: 'shop' }
 const pr = (headRepo: string | null) => ({
   number: 7,
   head: { sha: 'a'.repeat(40), ref: 'feature', repo: headRepo === null ? null : { full_name: headRepo } },
-  base: { ref: 'main', repo: { full_name: 'acme/shop' } }
+  base: { ref: 'main', repo: { full_name: 'acme/shop' } },
 })
 const context = (eventName: string, payload: Record<string, unknown>): EventContext => ({ eventName, payload, repo, sha: 'c'.repeat(40) })
 const inputs = (values: Record<string, string> = {}) => getInputs((n) => values[n] ?? '')
 
 describe('describeEvent', () => {
   it('same-repository pull request', () => {
-    expect(describeEvent(context('pull_request', { pull_request: pr('acme/shop') })).pullRequest).toEqual({ number: 7, headSha: 'a'.repeat(40), baseBranch: 'main', fork: false })
+    expect(describeEvent(context('pull_request', { pull_request: pr('acme/shop') })).pullRequest).toEqual({
+      number: 7,
+      headSha: 'a'.repeat(40),
+      baseBranch: 'main',
+      fork: false,
+    })
   })
 
   it('pull request from a fork, and from a deleted fork', () => {
@@ -31,10 +36,26 @@ describe('describeEvent', () => {
   it('workflow_run reports the run it follows, without trusting odd types', () => {
     const info = describeEvent(
       context('workflow_run', {
-        workflow_run: { id: 42, event: 'pull_request', head_sha: 'd'.repeat(40), head_branch: 'feature', head_repository: { full_name: 'mallory/shop' }, conclusion: 'failure', pull_requests: [{ number: 7 }, { number: '8' }, null] }
-      })
+        workflow_run: {
+          id: 42,
+          event: 'pull_request',
+          head_sha: 'd'.repeat(40),
+          head_branch: 'feature',
+          head_repository: { full_name: 'mallory/shop' },
+          conclusion: 'failure',
+          pull_requests: [{ number: 7 }, { number: '8' }, null],
+        },
+      }),
     )
-    expect(info.workflowRun).toEqual({ id: 42, event: 'pull_request', headSha: 'd'.repeat(40), headBranch: 'feature', headRepository: 'mallory/shop', conclusion: 'failure', pullNumbers: [7] })
+    expect(info.workflowRun).toEqual({
+      id: 42,
+      event: 'pull_request',
+      headSha: 'd'.repeat(40),
+      headBranch: 'feature',
+      headRepository: 'mallory/shop',
+      conclusion: 'failure',
+      pullNumbers: [7],
+    })
   })
 
   it('a payload with wrong types yields empty values, not exceptions', () => {
@@ -51,11 +72,15 @@ describe('refuseUnsafeEvent', () => {
   })
 
   it('allows pull_request_target for a same-repository pull request', () => {
-    expect(() => refuseUnsafeEvent(inputs(), describeEvent(context('pull_request_target', { pull_request: pr('acme/shop') })))).not.toThrow()
+    expect(() =>
+      refuseUnsafeEvent(inputs(), describeEvent(context('pull_request_target', { pull_request: pr('acme/shop') }))),
+    ).not.toThrow()
   })
 
   it('points workflow_run to mode comment', () => {
-    expect(() => refuseUnsafeEvent(inputs(), describeEvent(context('workflow_run', { workflow_run: { id: 1 } })))).toThrow(/Use mode: comment/)
+    expect(() => refuseUnsafeEvent(inputs(), describeEvent(context('workflow_run', { workflow_run: { id: 1 } })))).toThrow(
+      /Use mode: comment/,
+    )
   })
 })
 
@@ -70,7 +95,7 @@ describe('failureFor', () => {
     ['error', 'never', true],
     ['pass', 'inconclusive', false],
     ['improvement', 'regression', false],
-    ['no-baseline', 'inconclusive', false]
+    ['no-baseline', 'inconclusive', false],
   ] as const)('%s under fail-on %s fails: %s', (verdict, failOn, fails) => {
     expect(failureFor(verdict, 'why', failOn) !== '').toBe(fails)
   })

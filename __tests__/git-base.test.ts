@@ -58,7 +58,9 @@ describe('mergeBase', () => {
 
   it('says how to fix a base branch that cannot be fetched', async () => {
     const dir = clone('nobranch', '--depth=1', '--branch', 'feature')
-    await expect(mergeBase(gitIn(dir), 'no-such-branch')).rejects.toThrow(/Cannot fetch no-such-branch from origin.*fetch-depth: 0, or give base-ref/)
+    await expect(mergeBase(gitIn(dir), 'no-such-branch')).rejects.toThrow(
+      /Cannot fetch no-such-branch from origin.*fetch-depth: 0, or give base-ref/,
+    )
   })
 })
 

@@ -15,15 +15,35 @@ describe('getInputs', () => {
       mode: 'gate',
       artifactName: 'perfgate-results',
       workingDirectory: '.',
-      allowUnsafePullRequestTarget: false
+      allowUnsafePullRequestTarget: false,
     })
   })
 
   it('reads every input', () => {
     const inputs = getInputs(
-      read({ config: 'bench/perfgate.yml', 'base-ref': 'origin/main', target: 'docker', comment: 'on-regression', 'fail-on': 'inconclusive', mode: 'record', 'artifact-name': 'perf', 'working-directory': 'services/api', 'allow-unsafe-pull-request-target': 'true' })
+      read({
+        config: 'bench/perfgate.yml',
+        'base-ref': 'origin/main',
+        target: 'docker',
+        comment: 'on-regression',
+        'fail-on': 'inconclusive',
+        mode: 'record',
+        'artifact-name': 'perf',
+        'working-directory': 'services/api',
+        'allow-unsafe-pull-request-target': 'true',
+      }),
     )
-    expect(inputs).toMatchObject({ config: 'bench/perfgate.yml', baseRef: 'origin/main', target: 'docker', comment: 'on-regression', failOn: 'inconclusive', mode: 'record', artifactName: 'perf', workingDirectory: 'services/api', allowUnsafePullRequestTarget: true })
+    expect(inputs).toMatchObject({
+      config: 'bench/perfgate.yml',
+      baseRef: 'origin/main',
+      target: 'docker',
+      comment: 'on-regression',
+      failOn: 'inconclusive',
+      mode: 'record',
+      artifactName: 'perf',
+      workingDirectory: 'services/api',
+      allowUnsafePullRequestTarget: true,
+    })
   })
 
   it.each([
@@ -36,7 +56,7 @@ describe('getInputs', () => {
     ['config', '../../etc/passwd', `Invalid 'config': "../../etc/passwd". Expected a path relative to the workspace, without '..'.`],
     ['working-directory', '/srv', `Invalid 'working-directory': "/srv". Expected a path relative to the workspace`],
     ['artifact-name', 'perf/results', `Invalid 'artifact-name': "perf/results". Expected at most 200 characters without "/".`],
-    ['allow-unsafe-pull-request-target', 'yes', `Invalid 'allow-unsafe-pull-request-target': "yes". Expected one of false, true.`]
+    ['allow-unsafe-pull-request-target', 'yes', `Invalid 'allow-unsafe-pull-request-target': "yes". Expected one of false, true.`],
   ])('names the input, the value and what is allowed: %s=%s', (name, value, message) => {
     expect(() => getInputs(read({ [name]: value }))).toThrow(message)
   })
@@ -55,7 +75,17 @@ describe('getInputs', () => {
 describe('engineEnvironment', () => {
   it("keeps the runner's environment but not the token or the runtime credentials", async () => {
     const { engineEnvironment } = await import('../src/perfgate.js')
-    const env = engineEnvironment({ PATH: '/usr/bin', HOME: '/root', GOFLAGS: '-mod=mod', INPUT_TOKEN: 'ghs_secret', ACTIONS_RUNTIME_TOKEN: 'x', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'y', ACTIONS_ID_TOKEN_REQUEST_URL: 'z', GITHUB_TOKEN: 'ghs', GITHUB_SHA: 'abc' })
+    const env = engineEnvironment({
+      PATH: '/usr/bin',
+      HOME: '/root',
+      GOFLAGS: '-mod=mod',
+      INPUT_TOKEN: 'ghs_secret',
+      ACTIONS_RUNTIME_TOKEN: 'x',
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'y',
+      ACTIONS_ID_TOKEN_REQUEST_URL: 'z',
+      GITHUB_TOKEN: 'ghs',
+      GITHUB_SHA: 'abc',
+    })
     expect(env).toEqual({ PATH: '/usr/bin', HOME: '/root', GOFLAGS: '-mod=mod', GITHUB_SHA: 'abc' })
   })
 })

@@ -10,8 +10,27 @@ describe('escapeMarkdown', () => {
   })
 
   it('removes every format character (Unicode category Cf)', () => {
-    const format = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u200E', '\u200F', '\u061C',
-      '\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u{E0041}']
+    const format = [
+      '\u200B',
+      '\u200C',
+      '\u200D',
+      '\u2060',
+      '\uFEFF',
+      '\u00AD',
+      '\u200E',
+      '\u200F',
+      '\u061C',
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u{E0041}',
+    ]
     for (const ch of format) {
       expect(ch).toMatch(/^\p{Cf}$/u)
       expect(escapeMarkdown(`main${ch}handle`)).toBe('mainhandle')

@@ -114,7 +114,7 @@ case "$1 $2" in
 "get clusters") printf '%s\\n' ${clusters.join(' ')} ;;
 "delete cluster") echo "kind could not delete $4" >&2; exit ${deleteExit} ;;
 esac
-`
+`,
     )
     chmodSync(path.join(bin, 'kind'), 0o755)
     writeFileSync(calls, '')
@@ -154,7 +154,9 @@ esac
     fakeKind([dead], 1)
     recorded.state.perfgateEngine = JSON.stringify({ binary: engine, viaSudo: false, config: path.join(tmp, 'none.yml') })
     await post()
-    expect(recorded.warnings.join('\n')).toMatch(new RegExp(`perfgate sweep.*left something behind \\(exit 1\\)[^]*could not delete kind cluster ${dead}`))
+    expect(recorded.warnings.join('\n')).toMatch(
+      new RegExp(`perfgate sweep.*left something behind \\(exit 1\\)[^]*could not delete kind cluster ${dead}`),
+    )
     expect(recorded.failed).toEqual([])
   })
 

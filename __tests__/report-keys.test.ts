@@ -7,7 +7,10 @@ import { checkReportKeys, foldKey } from '../src/report-keys.js'
 
 // The cases `perfgate report` is tested on too (engine/internal/report/keys_test.go).
 const dir = path.join(import.meta.dirname, '../engine/internal/report/testdata/keys')
-const cases = JSON.parse(readFileSync(path.join(dir, 'cases.json'), 'utf8')) as { accepted: string[]; refused: { file: string; key: string }[] }
+const cases = JSON.parse(readFileSync(path.join(dir, 'cases.json'), 'utf8')) as {
+  accepted: string[]
+  refused: { file: string; key: string }[]
+}
 
 async function verdictOf(text: string): ReturnType<typeof readVerdict> {
   const results = mkdtempSync(path.join(tmpdir(), 'perfgate-keys-'))
@@ -41,17 +44,30 @@ describe('checkReportKeys', () => {
     ['{"a":"{\\"verdict\\":1,","b":{"key":1,"\\u212Aey":2}}', `"key" and "${'\u212A'}ey" in b`],
     ['{"reason":"x","REASON":"y"}', '"reason" and "REASON" at the top level'],
     ['{"Reason":"y"}', 'the key "Reason" at the top level, but the field is spelled "reason"'],
-    [`{"${'v'.repeat(500)}":1,"${'V'.repeat(500)}":2}`, '…"']
+    [`{"${'v'.repeat(500)}":1,"${'V'.repeat(500)}":2}`, '…"'],
   ])('refuses %s', (text, message) => {
     expect(() => checkReportKeys(text)).toThrow(message)
   })
 
-  it.each(['{}', '[]', '"x"', '{"a":{"Reason":1},"b":[{"a":1},{"a":2}],"c":"\\"a\\":1,\\"A\\":2"}', '{"env":{"GOGC":"1","GOMEMLIMIT":"2"}}'])('accepts %s', (text) => {
+  it.each([
+    '{}',
+    '[]',
+    '"x"',
+    '{"a":{"Reason":1},"b":[{"a":1},{"a":2}],"c":"\\"a\\":1,\\"A\\":2"}',
+    '{"env":{"GOGC":"1","GOMEMLIMIT":"2"}}',
+  ])('accepts %s', (text) => {
     expect(() => checkReportKeys(text)).not.toThrow()
   })
 
   it('folds the keys Go matches alike', () => {
-    for (const [a, b] of [['verdict', 'VERDICT'], ['schema', 'ſchema'], ['key', '\u212Aey'], ['σ', 'ς'], ['ß', 'ẞ'], ['ǅ', 'ǆ']]) {
+    for (const [a, b] of [
+      ['verdict', 'VERDICT'],
+      ['schema', 'ſchema'],
+      ['key', '\u212Aey'],
+      ['σ', 'ς'],
+      ['ß', 'ẞ'],
+      ['ǅ', 'ǆ'],
+    ]) {
       expect(foldKey(a)).toBe(foldKey(b))
     }
   })

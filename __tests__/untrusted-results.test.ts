@@ -11,10 +11,13 @@ describe('extractReport', () => {
     expect(new TextDecoder().decode(extractReport(zip))).toBe(report)
   })
 
-  it.each(['../evil.sh', 'base/../../evil', '/etc/cron.d/x', 'C:/x', 'a\\..\\b', 'nul\0byte'])('rejects the whole artifact for the entry %j', (name) => {
-    const zip = zipSync({ 'report.json': strToU8(report), [name]: strToU8('x') })
-    expect(() => extractReport(zip)).toThrow(/refusing the results artifact: entry/)
-  })
+  it.each(['../evil.sh', 'base/../../evil', '/etc/cron.d/x', 'C:/x', 'a\\..\\b', 'nul\0byte'])(
+    'rejects the whole artifact for the entry %j',
+    (name) => {
+      const zip = zipSync({ 'report.json': strToU8(report), [name]: strToU8('x') })
+      expect(() => extractReport(zip)).toThrow(/refusing the results artifact: entry/)
+    },
+  )
 
   it('rejects a report.json that claims 1 GB before inflating anything', () => {
     const zip = claimSize(zipSync({ 'report.json': strToU8(report) }), 'report.json', 1 << 30)

@@ -25,7 +25,9 @@ import { checkListedSize, extractReport, UntrustedArtifactError } from './untrus
 export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise<void> {
   const run = event.workflowRun
   if (!run) {
-    throw new UserError(`mode comment runs under a workflow_run event (the second stage of the fork-safe setup), not ${event.name}. Use mode gate or record here.`)
+    throw new UserError(
+      `mode comment runs under a workflow_run event (the second stage of the fork-safe setup), not ${event.name}. Use mode gate or record here.`,
+    )
   }
   if (run.event !== 'pull_request') {
     core.info(`nothing to comment: run ${run.id} was triggered by ${run.event || 'an unknown event'}, not a pull request`)
@@ -40,7 +42,9 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
   const tempRoot = process.env.RUNNER_TEMP || os.tmpdir()
   const dir = await mkdtemp(path.join(tempRoot, 'perfgate-untrusted-'))
   const reportPath = path.join(dir, 'report.json')
-  await core.group('Download the results', async () => writeFile(reportPath, await downloadReport(octokit, event.owner, event.repo, run.id, inputs.artifactName)))
+  await core.group('Download the results', async () =>
+    writeFile(reportPath, await downloadReport(octokit, event.owner, event.repo, run.id, inputs.artifactName)),
+  )
 
   // Never a cached binary (see buildFreshEngine), and never the secrets.
   const engine = await core.group('Build the perfgate engine', () => buildFreshEngine(actionRoot(), tempRoot))
@@ -50,12 +54,16 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
   // command line, base revision and label a fork controls).
   let rendered: exec.ExecOutput
   try {
-    rendered = await exec.getExecOutput(engine.path, ['report', '--in', reportPath, '--format', 'md', ...reproduceFlags(inputs, run.headSha)], {
-      cwd: dir,
-      env: engineEnvironment(process.env),
-      silent: true,
-      ignoreReturnCode: true
-    })
+    rendered = await exec.getExecOutput(
+      engine.path,
+      ['report', '--in', reportPath, '--format', 'md', ...reproduceFlags(inputs, run.headSha)],
+      {
+        cwd: dir,
+        env: engineEnvironment(process.env),
+        silent: true,
+        ignoreReturnCode: true,
+      },
+    )
   } finally {
     await rm(path.dirname(engine.path), { recursive: true, force: true })
   }
@@ -69,12 +77,16 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
 
   await writeSummary(rendered.stdout)
   if (inputs.comment === 'never') return
-  await writeComment(octokit, { owner: event.owner, repo: event.repo, pullNumber, measuredSha: run.headSha }, {
-    marker: commentMarker(inputs.workingDirectory, inputs.config),
-    markdown: rendered.stdout,
-    fullReportHint: `The whole report is in the results artifact of run ${run.id}.`,
-    createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression'
-  })
+  await writeComment(
+    octokit,
+    { owner: event.owner, repo: event.repo, pullNumber, measuredSha: run.headSha },
+    {
+      marker: commentMarker(inputs.workingDirectory, inputs.config),
+      markdown: rendered.stdout,
+      fullReportHint: `The whole report is in the results artifact of run ${run.id}.`,
+      createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression',
+    },
+  )
 }
 
 /**
@@ -102,16 +114,26 @@ export async function findPullRequest(octokit: Octokit, owner: string, repo: str
   const found = forCommit.filter(matches).map((p) => p.number)
   if (found.length === 0 && run.headBranch && run.headRepository.includes('/')) {
     const headOwner = run.headRepository.split('/')[0]
-    const { data: fromBranch } = await octokit.rest.pulls.list({ owner, repo, state: 'open', head: `${headOwner}:${run.headBranch}`, per_page: 100 })
+    const { data: fromBranch } = await octokit.rest.pulls.list({
+      owner,
+      repo,
+      state: 'open',
+      head: `${headOwner}:${run.headBranch}`,
+      per_page: 100,
+    })
     found.push(...fromBranch.filter(matches).map((p) => p.number))
   }
   const unique = [...new Set(found)]
   if (unique.length > 1) {
-    throw new UserError(`commit ${run.headSha} is the head of several open pull requests (${unique.map((n) => `#${n}`).join(', ')}); not guessing which to comment on`)
+    throw new UserError(
+      `commit ${run.headSha} is the head of several open pull requests (${unique.map((n) => `#${n}`).join(', ')}); not guessing which to comment on`,
+    )
   }
   const listed = run.pullNumbers.filter((n) => !unique.includes(n))
   if (unique.length === 1 && listed.length > 0) {
-    throw new UserError(`the event lists pull request(s) ${listed.map((n) => `#${n}`).join(', ')} for ${run.headSha}, but the API says #${unique[0]}; not commenting`)
+    throw new UserError(
+      `the event lists pull request(s) ${listed.map((n) => `#${n}`).join(', ')} for ${run.headSha}, but the API says #${unique[0]}; not commenting`,
+    )
   }
   return unique[0] ?? 0
 }
@@ -128,7 +150,9 @@ async function downloadReport(octokit: Octokit, owner: string, repo: string, run
     .sort((a, b) => Number(b.name.slice(prefix.length)) - Number(a.name.slice(prefix.length)))
   const artifact = candidates[0]
   if (!artifact) {
-    throw new UserError(`run ${runId} has no artifact named ${prefix}N; did its perfgate step (mode gate) run and upload with artifact-name ${JSON.stringify(baseName)}?`)
+    throw new UserError(
+      `run ${runId} has no artifact named ${prefix}N; did its perfgate step (mode gate) run and upload with artifact-name ${JSON.stringify(baseName)}?`,
+    )
   }
   checkListedSize(artifact.name, artifact.size_in_bytes)
   const { data } = await octokit.rest.actions.downloadArtifact({ owner, repo, artifact_id: artifact.id, archive_format: 'zip' })

@@ -80,14 +80,14 @@ export async function upsertComment(
   target: CommentTarget,
   marker: string,
   body: string,
-  options: { readonly createIfMissing: boolean } = { createIfMissing: true }
+  options: { readonly createIfMissing: boolean } = { createIfMissing: true },
 ): Promise<CommentOutcome> {
   const { owner, repo, pullNumber } = target
   const { data: pull } = await octokit.rest.pulls.get({ owner, repo, pull_number: pullNumber })
   if (target.measuredSha && pull.head.sha !== target.measuredSha) {
     return {
       action: 'skipped',
-      reason: `the pull request's head moved to ${pull.head.sha.slice(0, 12)} after ${target.measuredSha.slice(0, 12)} was measured; the run for the new head writes the comment`
+      reason: `the pull request's head moved to ${pull.head.sha.slice(0, 12)} after ${target.measuredSha.slice(0, 12)} was measured; the run for the new head writes the comment`,
     }
   }
   const me = await ownLogin(octokit)
@@ -130,7 +130,7 @@ export async function ownLogin(octokit: Octokit): Promise<string> {
 export async function writeComment(
   octokit: Octokit,
   target: CommentTarget,
-  report: { readonly marker: string; readonly markdown: string; readonly fullReportHint: string; readonly createIfMissing: boolean }
+  report: { readonly marker: string; readonly markdown: string; readonly fullReportHint: string; readonly createIfMissing: boolean },
 ): Promise<void> {
   const body = commentBody(report.marker, report.markdown, report.fullReportHint)
   const outcome = await upsertComment(octokit, target, report.marker, body, { createIfMissing: report.createIfMissing })

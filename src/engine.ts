@@ -29,11 +29,13 @@ export async function goVersion(): Promise<string> {
     out = await exec.getExecOutput('go', ['env', 'GOVERSION'], { silent: true, ignoreReturnCode: true })
   } catch {
     throw new UserError(
-      'perfgate needs a Go toolchain to build the engine and your service, and `go` is not on PATH. Add actions/setup-go before perfgate, e.g. `- uses: actions/setup-go@v5` with `go-version-file: go.mod`.'
+      'perfgate needs a Go toolchain to build the engine and your service, and `go` is not on PATH. Add actions/setup-go before perfgate, e.g. `- uses: actions/setup-go@v5` with `go-version-file: go.mod`.',
     )
   }
   if (out.exitCode !== 0) {
-    throw new UserError(`\`go env GOVERSION\` failed (exit ${out.exitCode}): ${out.stderr.trim()}. Check the Go installation set up by actions/setup-go.`)
+    throw new UserError(
+      `\`go env GOVERSION\` failed (exit ${out.exitCode}): ${out.stderr.trim()}. Check the Go installation set up by actions/setup-go.`,
+    )
   }
   return out.stdout.trim()
 }
@@ -43,7 +45,11 @@ export async function sourceHash(engineDir: string): Promise<string> {
   const hash = createHash('sha256')
   const files = (await listFiles(engineDir)).filter((f) => /\.go$|(^|\/)go\.(mod|sum)$|\.tmpl$/.test(f) && !f.includes('/testdata/')).sort()
   for (const f of files) {
-    hash.update(f).update('\0').update(await readFile(path.join(engineDir, f))).update('\0')
+    hash
+      .update(f)
+      .update('\0')
+      .update(await readFile(path.join(engineDir, f)))
+      .update('\0')
   }
   return hash.digest('hex').slice(0, 20)
 }
@@ -74,7 +80,7 @@ export async function buildEngine(actionRoot: string, toolDir: string): Promise<
     const built = await exec.getExecOutput('go', ['build', '-trimpath', '-o', binary, './cmd/perfgate'], {
       cwd: engineDir,
       ignoreReturnCode: true,
-      env: { ...process.env, CGO_ENABLED: '0' } as Record<string, string>
+      env: { ...process.env, CGO_ENABLED: '0' },
     })
     if (built.exitCode !== 0) {
       throw new Error(`building the perfgate engine with ${version} failed (exit ${built.exitCode}):\n${built.stderr.trim()}`)
@@ -126,7 +132,7 @@ export async function buildFreshEngine(actionRoot: string, tempRoot: string): Pr
   const built = await exec.getExecOutput('go', ['build', '-trimpath', '-o', binary, './cmd/perfgate'], {
     cwd: engineDir,
     ignoreReturnCode: true,
-    env: { ...engineEnvironment(process.env), CGO_ENABLED: '0' }
+    env: { ...engineEnvironment(process.env), CGO_ENABLED: '0' },
   })
   if (built.exitCode !== 0) {
     throw new Error(`building the perfgate engine with ${version} failed (exit ${built.exitCode}):\n${built.stderr.trim()}`)

@@ -60,8 +60,8 @@ export function describeEvent(context: EventContext): EventInfo {
         headSha: str(head?.sha),
         baseBranch: str(base?.ref),
         // A deleted fork has no head repo: treat it as a fork.
-        fork: headRepo === undefined || str(headRepo.full_name) !== str(baseRepo?.full_name)
-      }
+        fork: headRepo === undefined || str(headRepo.full_name) !== str(baseRepo?.full_name),
+      },
     }
   }
   const run = record(context.payload.workflow_run)
@@ -76,8 +76,8 @@ export function describeEvent(context: EventContext): EventInfo {
         headBranch: str(run.head_branch),
         headRepository: str(record(run.head_repository)?.full_name),
         conclusion: str(run.conclusion),
-        pullNumbers: pulls.map((p) => num(record(p)?.number)).filter((n) => n > 0)
-      }
+        pullNumbers: pulls.map((p) => num(record(p)?.number)).filter((n) => n > 0),
+      },
     }
   }
   return info

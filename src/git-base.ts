@@ -51,7 +51,9 @@ export async function resolveRevision(git: Git, ref: string): Promise<string> {
   await fetch(git, ['fetch', '--no-tags', 'origin', ref], ref)
   const fetched = await git(['rev-parse', '--verify', '--quiet', 'FETCH_HEAD^{commit}'])
   if (fetched.exitCode !== 0) {
-    throw new UserError(`base-ref ${JSON.stringify(ref)} is not a commit of this repository, and fetching it from origin gave none. Give a branch, tag or commit SHA that exists.`)
+    throw new UserError(
+      `base-ref ${JSON.stringify(ref)} is not a commit of this repository, and fetching it from origin gave none. Give a branch, tag or commit SHA that exists.`,
+    )
   }
   return fetched.stdout.trim()
 }
@@ -60,7 +62,7 @@ async function fetch(git: Git, args: string[], what: string): Promise<void> {
   const out = await git(args)
   if (out.exitCode !== 0) {
     throw new UserError(
-      `Cannot fetch ${what} from origin to find the base (git ${args.join(' ')} exited ${out.exitCode}: ${out.stderr.trim()}). Check out with actions/checkout and fetch-depth: 0, or give base-ref.`
+      `Cannot fetch ${what} from origin to find the base (git ${args.join(' ')} exited ${out.exitCode}: ${out.stderr.trim()}). Check out with actions/checkout and fetch-depth: 0, or give base-ref.`,
     )
   }
 }

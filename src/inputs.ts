@@ -56,7 +56,7 @@ export function getInputs(read: InputReader = (name) => core.getInput(name)): In
     mode: oneOf('mode', MODES, 'gate'),
     artifactName: checkArtifactName(value('artifact-name', 'perfgate-results'), problems),
     workingDirectory: checkRelativePath('working-directory', value('working-directory', '.'), problems),
-    allowUnsafePullRequestTarget: oneOf('allow-unsafe-pull-request-target', ['false', 'true'], 'false') === 'true'
+    allowUnsafePullRequestTarget: oneOf('allow-unsafe-pull-request-target', ['false', 'true'], 'false') === 'true',
   }
   if (problems.length > 0) throw new UserError(problems.join('\n'))
   return inputs
@@ -70,7 +70,9 @@ function checkRevision(ref: string, problems: string[]): string {
   if (ref === '') return ref
   // eslint-disable-next-line no-control-regex
   if (ref.startsWith('-') || /[\s\x00-\x1f\x7f~^:?*[\\]/.test(ref.replace(/[~^]\d*$/, '')) || ref.includes('..')) {
-    problems.push(`Invalid 'base-ref': ${JSON.stringify(ref)}. Expected a branch, tag or commit SHA such as main or 4b825dc, not starting with '-'.`)
+    problems.push(
+      `Invalid 'base-ref': ${JSON.stringify(ref)}. Expected a branch, tag or commit SHA such as main or 4b825dc, not starting with '-'.`,
+    )
   }
   return ref
 }
@@ -89,7 +91,7 @@ function checkArtifactName(name: string, problems: string[]): string {
   const bad = ['"', ':', '<', '>', '|', '*', '?', '\r', '\n', '\\', '/'].filter((c) => name.includes(c))
   if (bad.length > 0 || name.length > 200) {
     problems.push(
-      `Invalid 'artifact-name': ${JSON.stringify(name)}. Expected at most 200 characters without ${bad.length > 0 ? bad.map((c) => JSON.stringify(c)).join(' ') : 'any of " : < > | * ? \\ /'}.`
+      `Invalid 'artifact-name': ${JSON.stringify(name)}. Expected at most 200 characters without ${bad.length > 0 ? bad.map((c) => JSON.stringify(c)).join(' ') : 'any of " : < > | * ? \\ /'}.`,
     )
   }
   return name

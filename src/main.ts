@@ -58,7 +58,10 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   core.setOutput('results-dir', resultsDir)
 
   const engine = await buildOwnEngine()
-  const base = inputs.mode === 'gate' ? await core.group('Find the base', () => findBase(inputs, event, workdir)) : { none: 'mode record measures the checkout alone' }
+  const base =
+    inputs.mode === 'gate'
+      ? await core.group('Find the base', () => findBase(inputs, event, workdir))
+      : { none: 'mode record measures the checkout alone' }
 
   // For post: the engine to stop if this step is killed, and how to run
   // its sweep of whatever a killed engine left.
@@ -82,7 +85,10 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   const outcome =
     'none' in base && inputs.mode === 'gate'
       ? { verdict: 'no-baseline' as Verdict, reason: base.none }
-      : ((await readVerdict(resultsDir)) ?? { verdict: 'error' as Verdict, reason: `perfgate exited ${exitCode} without writing report.json; see the log above` })
+      : ((await readVerdict(resultsDir)) ?? {
+          verdict: 'error' as Verdict,
+          reason: `perfgate exited ${exitCode} without writing report.json; see the log above`,
+        })
   core.setOutput('verdict', outcome.verdict)
   const reportJson = path.join(resultsDir, 'report.json')
   const reportMarkdown = path.join(resultsDir, 'report.md')
@@ -123,7 +129,7 @@ export function noBaselineReport(why: string): string {
     `Nothing was compared: ${escapeMarkdown(why)}. This is neither a pass nor a regression.`,
     '',
     'To get a verdict, run perfgate on a pull request (the base is its merge base with the target branch), or set `base-ref` to the revision to compare with. With `actions/checkout`, `fetch-depth: 0` gives perfgate the history it needs; a shallow clone is deepened as needed.',
-    ''
+    '',
   ].join('\n')
 }
 
@@ -160,20 +166,24 @@ async function comment(inputs: Inputs, event: EventInfo, marker: string, markdow
   if (inputs.comment === 'never' || !pr) return
   if (pr.fork && event.name === 'pull_request') {
     core.notice(
-      'This pull request comes from a fork, so the workflow token is read-only and perfgate does not comment; the report is in the job summary. To comment on fork pull requests, use the two-stage setup: examples/workflows/pr-gate-fork-safe.yml and pr-comment.yml.'
+      'This pull request comes from a fork, so the workflow token is read-only and perfgate does not comment; the report is in the job summary. To comment on fork pull requests, use the two-stage setup: examples/workflows/pr-gate-fork-safe.yml and pr-comment.yml.',
     )
     return
   }
   try {
-    await writeComment(createOctokit(inputs.token), { owner: event.owner, repo: event.repo, pullNumber: pr.number, measuredSha: pr.headSha }, {
-      marker,
-      markdown,
-      fullReportHint: `The whole report is in the job summary and the results artifact of run ${process.env.GITHUB_RUN_ID ?? ''}.`,
-      createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression'
-    })
+    await writeComment(
+      createOctokit(inputs.token),
+      { owner: event.owner, repo: event.repo, pullNumber: pr.number, measuredSha: pr.headSha },
+      {
+        marker,
+        markdown,
+        fullReportHint: `The whole report is in the job summary and the results artifact of run ${process.env.GITHUB_RUN_ID ?? ''}.`,
+        createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression',
+      },
+    )
   } catch (error) {
     const message = `Writing the pull request comment failed: ${getErrorMessage(error)}. Give the job \`permissions: pull-requests: write\`.`
-    if (inputs.comment === 'always') throw new Error(message)
+    if (inputs.comment === 'always') throw new Error(message, { cause: error })
     core.warning(message)
   }
 }

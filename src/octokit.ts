@@ -21,17 +21,21 @@ export function createOctokit(token: string): Octokit {
       baseUrl: process.env.GITHUB_API_URL || 'https://api.github.com',
       throttle: {
         onRateLimit: (retryAfter: number, options: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-          core.warning(`GitHub API rate limit hit on ${options.method} ${options.url}; retrying in ${retryAfter}s (attempt ${retryCount + 1} of ${rateLimitRetries}).`)
+          core.warning(
+            `GitHub API rate limit hit on ${options.method} ${options.url}; retrying in ${retryAfter}s (attempt ${retryCount + 1} of ${rateLimitRetries}).`,
+          )
           return retryCount < rateLimitRetries
         },
         onSecondaryRateLimit: (retryAfter: number, options: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-          core.warning(`GitHub API secondary rate limit hit on ${options.method} ${options.url}; retrying in ${retryAfter}s (attempt ${retryCount + 1} of ${rateLimitRetries}).`)
+          core.warning(
+            `GitHub API secondary rate limit hit on ${options.method} ${options.url}; retrying in ${retryAfter}s (attempt ${retryCount + 1} of ${rateLimitRetries}).`,
+          )
           return retryCount < rateLimitRetries
-        }
+        },
       },
-      retry: { doNotRetry: [400, 401, 403, 404, 410, 422, 451] }
+      retry: { doNotRetry: [400, 401, 403, 404, 410, 422, 451] },
     },
     throttling,
-    retry
+    retry,
   )
 }

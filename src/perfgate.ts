@@ -21,7 +21,7 @@ export async function runPerfgate(
   binary: string,
   args: string[],
   cwd: string,
-  onStart: (pid: number, viaSudo: boolean) => void = () => {}
+  onStart: (pid: number, viaSudo: boolean) => void = () => {},
 ): Promise<number> {
   const invocation = engineInvocation(binary, args, { root: process.getuid?.() === 0, sudo: await canSudo(), env: process.env })
   core.info(`$ ${invocation.viaSudo ? 'sudo ' : ''}perfgate ${args.join(' ')}`)
@@ -29,7 +29,12 @@ export async function runPerfgate(
   // Its own process group: a signal sent to the action's whole group must
   // not reach the engine as well as the one forwarded below, because a
   // second signal makes the engine stop at once without writing results.
-  const child = spawn(invocation.file, invocation.args, { cwd, env: invocation.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true })
+  const child = spawn(invocation.file, invocation.args, {
+    cwd,
+    env: invocation.env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  })
   if (child.pid !== undefined) onStart(child.pid, invocation.viaSudo)
   let forwarded = false
   const forward = (signal: NodeJS.Signals): void => {
@@ -69,7 +74,11 @@ export interface EngineInvocation {
  * root-owned file lands in the runner's caches or checkout. Without root
  * or sudo the engine runs unconfined and says so in its report.
  */
-export function engineInvocation(binary: string, args: string[], host: { root: boolean; sudo: boolean; env: NodeJS.ProcessEnv }): EngineInvocation {
+export function engineInvocation(
+  binary: string,
+  args: string[],
+  host: { root: boolean; sudo: boolean; env: NodeJS.ProcessEnv },
+): EngineInvocation {
   return engineCommand(binary, args, host.env, !host.root && host.sudo)
 }
 
@@ -81,7 +90,7 @@ export function engineCommand(binary: string, args: string[], hostEnv: NodeJS.Pr
     file: 'sudo',
     args: ['-n', '--preserve-env', 'env', `PATH=${env.PATH ?? ''}`, binary, ...args],
     env,
-    viaSudo: true
+    viaSudo: true,
   }
 }
 
@@ -101,7 +110,8 @@ async function canSudo(): Promise<boolean> {
  * in general) or the runner's credentials for artifacts, caches and OIDC.
  */
 export function engineEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  const secret = /^(INPUT_|ACTIONS_RUNTIME_TOKEN$|ACTIONS_ID_TOKEN_REQUEST_|ACTIONS_CACHE_URL$|ACTIONS_RESULTS_URL$|ACTIONS_RUNTIME_URL$|GITHUB_TOKEN$|GH_TOKEN$)/
+  const secret =
+    /^(INPUT_|ACTIONS_RUNTIME_TOKEN$|ACTIONS_ID_TOKEN_REQUEST_|ACTIONS_CACHE_URL$|ACTIONS_RESULTS_URL$|ACTIONS_RUNTIME_URL$|GITHUB_TOKEN$|GH_TOKEN$)/
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !secret.test(e[0])))
 }
 

@@ -107,7 +107,8 @@ async function signal(pid: number, sig: 'SIGTERM' | 'SIGKILL', viaSudo: boolean)
     if ((error as NodeJS.ErrnoException).code !== 'EPERM' || !viaSudo) throw error
   }
   const result = await exec.getExecOutput('sudo', ['-n', 'kill', '-s', sig.slice(3), String(pid)], { silent: true, ignoreReturnCode: true })
-  if (result.exitCode !== 0) throw new Error(`sudo -n kill -s ${sig.slice(3)} ${pid} failed (exit ${result.exitCode}): ${result.stderr.trim()}`)
+  if (result.exitCode !== 0)
+    throw new Error(`sudo -n kill -s ${sig.slice(3)} ${pid} failed (exit ${result.exitCode}): ${result.stderr.trim()}`)
 }
 
 /** run is post under the name @github/local-action calls a post entry point by. */

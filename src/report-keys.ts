@@ -69,7 +69,8 @@ function checkKey(seen: Map<string, string>, key: string, path: string, topLevel
   const folded = foldKey(key)
   const earlier = seen.get(folded)
   if (earlier === key) throw new ReportKeyError(`report.json repeats the key ${showKey(key)} ${where(path)}`)
-  if (earlier !== undefined) throw new ReportKeyError(`report.json has the keys ${showKey(earlier)} and ${showKey(key)} ${where(path)}, which differ only in case`)
+  if (earlier !== undefined)
+    throw new ReportKeyError(`report.json has the keys ${showKey(earlier)} and ${showKey(key)} ${where(path)}, which differ only in case`)
   seen.set(folded, key)
   const field = topLevel ? FIELDS_READ.find((f) => f !== key && foldKey(f) === folded) : undefined
   if (field) throw new ReportKeyError(`report.json has the key ${showKey(key)} ${where(path)}, but the field is spelled "${field}"`)

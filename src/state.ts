@@ -12,7 +12,7 @@ const keys = {
   engine: 'perfgateEngine',
   resultsDir: 'resultsDir',
   artifactName: 'artifactName',
-  uploaded: 'uploaded'
+  uploaded: 'uploaded',
 } as const
 
 export const isPost = (): boolean => core.getState(keys.isPost) === 'true'
@@ -53,7 +53,7 @@ export function saveUploadPlan(resultsDir: string, artifactName: string): void {
 }
 export const uploadPlan = (): { resultsDir: string; artifactName: string } => ({
   resultsDir: core.getState(keys.resultsDir),
-  artifactName: core.getState(keys.artifactName)
+  artifactName: core.getState(keys.artifactName),
 })
 
 export const markUploaded = (): void => core.saveState(keys.uploaded, 'true')

@@ -56,7 +56,7 @@ export function extractReport(zip: Uint8Array): Uint8Array {
           throw new UntrustedArtifactError(`report.json claims ${file.originalSize} bytes; the limit is ${MAX_REPORT_BYTES} bytes`)
         }
         return true
-      }
+      },
     })
   } catch (error) {
     if (error instanceof UntrustedArtifactError) throw error

@@ -19,7 +19,7 @@ const localAction = path.join(actionRoot, 'node_modules/.bin/local-action')
 // the CPU per request and 200 req/s makes every round (rightly) invalid.
 const experiment = readFileSync(path.join(actionRoot, 'engine/cmd/perfgate/testdata/decisive-experiment.yml'), 'utf8').replace(
   /^ {2}rate: 200$/m,
-  `  rate: ${Number(process.env.PERFGATE_E2E_RATE) || 200}`
+  `  rate: ${Number(process.env.PERFGATE_E2E_RATE) || 200}`,
 )
 // Where the engine can be confined (root, or password-less sudo as on
 // GitHub's runners and in scripts/vm), a gate must never run unconfined.
@@ -70,8 +70,12 @@ interface Scenario {
 const pullRequestPayload = (headRepo = 'acme/shop') => ({
   action: 'synchronize',
   number: 7,
-  pull_request: { number: 7, head: { sha: headSha, ref: 'feature', repo: { full_name: headRepo } }, base: { ref: 'main', repo: { full_name: 'acme/shop' } } },
-  repository: { full_name: 'acme/shop', name: 'shop', owner: { login: 'acme' } }
+  pull_request: {
+    number: 7,
+    head: { sha: headSha, ref: 'feature', repo: { full_name: headRepo } },
+    base: { ref: 'main', repo: { full_name: 'acme/shop' } },
+  },
+  repository: { full_name: 'acme/shop', name: 'shop', owner: { login: 'acme' } },
 })
 
 /**
@@ -93,12 +97,15 @@ async function runAction(scenario: Scenario): Promise<{ output: string; artifact
 async function runActionOnce(scenario: Scenario): Promise<{ output: string; artifacts: string[]; summary: string; dir: string }> {
   const attempt = scenario.attempt ?? 1
   const run = path.join(tmp, `${scenario.name}-${attempt}`)
-  for (const dir of [path.join(run, 'artifacts'), path.join(run, 'runner'), path.join(tmp, 'cache'), path.join(tmp, 'tools')]) mkdirSync(dir, { recursive: true })
+  for (const dir of [path.join(run, 'artifacts'), path.join(run, 'runner'), path.join(tmp, 'cache'), path.join(tmp, 'tools')])
+    mkdirSync(dir, { recursive: true })
   const event = path.join(run, 'event.json')
   writeFileSync(event, JSON.stringify(scenario.payload ?? pullRequestPayload()))
   const summary = path.join(run, 'summary.md')
   writeFileSync(summary, '')
-  const inputs = Object.fromEntries(Object.entries({ config: 'perfgate.yml', token: 't0ken', ...scenario.inputs }).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v]))
+  const inputs = Object.fromEntries(
+    Object.entries({ config: 'perfgate.yml', token: 't0ken', ...scenario.inputs }).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v]),
+  )
   const env: Record<string, string> = {
     ...inputs,
     GITHUB_EVENT_NAME: scenario.event ?? 'pull_request',
@@ -115,20 +122,25 @@ async function runActionOnce(scenario: Scenario): Promise<{ output: string; arti
     // local-action's cache stand-in writes its tar manifest here: keep it out of the checkout.
     LOCAL_ACTION_WORKSPACE: path.join(run, 'runner'),
     LOCAL_ACTION_ARTIFACT_PATH: path.join(run, 'artifacts'),
-    LOCAL_ACTION_CACHE_PATH: path.join(tmp, 'cache')
+    LOCAL_ACTION_CACHE_PATH: path.join(tmp, 'cache'),
   }
   const dotenv = path.join(run, '.env')
-  writeFileSync(dotenv, Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n') + '\n')
+  writeFileSync(
+    dotenv,
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join('\n') + '\n',
+  )
   const output = await new Promise<string>((resolve, reject) => {
     // local-action ignores GITHUB_API_URL from the .env file: it must be in the environment.
     const child = spawn(localAction, ['run', actionRoot, 'src/main.ts', dotenv, '--post', 'src/post.ts'], {
       // local-action finds its own tsx through npm exec, from the action's directory.
       cwd: actionRoot,
-      env: { ...process.env, ...env, GITHUB_API_URL: gh.url, NO_COLOR: '1', FORCE_COLOR: '0' }
+      env: { ...process.env, ...env, GITHUB_API_URL: gh.url, NO_COLOR: '1', FORCE_COLOR: '0' },
     })
     let out = ''
     const grow = (d: Buffer): void => {
-      out += d
+      out += d.toString()
       scenario.onOutput?.(out)
     }
     child.stdout.on('data', grow)
@@ -174,7 +186,11 @@ describe('the action on a pull request with a planted regression', () => {
 describe('the action where it must not comment or cannot compare', () => {
   it('on a pull request from a fork: measures, keeps the results, writes the summary, never tries to comment', async () => {
     const before = gh.requests.length
-    const { output, artifacts, summary } = await runAction({ name: 'fork', payload: pullRequestPayload('mallory/shop'), inputs: { 'fail-on': 'never' } })
+    const { output, artifacts, summary } = await runAction({
+      name: 'fork',
+      payload: pullRequestPayload('mallory/shop'),
+      inputs: { 'fail-on': 'never' },
+    })
     expect(output).toContain('This pull request comes from a fork')
     expect(output).toContain('pr-gate-fork-safe.yml')
     expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
@@ -183,7 +199,12 @@ describe('the action where it must not comment or cannot compare', () => {
   })
 
   it('on a push without base-ref: a visible no-baseline report, not a failure', async () => {
-    const { output, summary } = await runAction({ name: 'push', event: 'push', payload: { ref: 'refs/heads/feature', after: headSha }, ref: 'feature' })
+    const { output, summary } = await runAction({
+      name: 'push',
+      event: 'push',
+      payload: { ref: 'refs/heads/feature', after: headSha },
+      ref: 'feature',
+    })
     expect(output).toMatch(/verdict[^\n]*no-baseline/)
     expect(output).not.toMatch(/performance regression|::error|Failed/)
     expect(summary).toContain('perfgate: no baseline')
@@ -191,7 +212,13 @@ describe('the action where it must not comment or cannot compare', () => {
   })
 
   it('in mode record on a schedule: measures the checkout alone and keeps it', async () => {
-    const { output, artifacts, summary } = await runAction({ name: 'nightly', event: 'schedule', payload: { schedule: '0 3 * * *' }, inputs: { mode: 'record' }, ref: 'main' })
+    const { output, artifacts, summary } = await runAction({
+      name: 'nightly',
+      event: 'schedule',
+      payload: { schedule: '0 3 * * *' },
+      inputs: { mode: 'record' },
+      ref: 'main',
+    })
     expect(output).toMatch(/verdict[^\n]*pass/)
     expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
     expect(summary).toContain('perfgate: recorded main')
@@ -214,7 +241,7 @@ describe('a cancelled job', () => {
         do parent = Number(readFileSync(`/proc/${parent}/stat`, 'utf8').split(') ')[1].split(' ')[1])
         while (['sudo', 'env', 'perfgate'].includes(readFileSync(`/proc/${parent}/comm`, 'utf8').trim()))
         process.kill(parent, 'SIGINT')
-      }
+      },
     })
     expect(cancelled, `the first round's progress line never came:\n${output.slice(-4000)}`).toBe(true)
     expect(output).toContain('Received SIGINT: stopping perfgate')
@@ -231,8 +258,21 @@ describe('the fork-safe two-stage setup', () => {
     // What GitHub would list for stage one's run, and the pull request the API knows for its head.
     gh.artifacts.set(5151, [{ id: 77, name: 'perfgate-results-attempt-1', sizeInBytes: zip.byteLength, zip: new Uint8Array(zip) }])
     gh.pulls.push({ number: 8, headSha, headRepo: 'mallory/shop', state: 'open' })
-    const workflowRun = { id: 5151, event: 'pull_request', head_sha: headSha, head_branch: 'feature', head_repository: { full_name: 'mallory/shop' }, conclusion: 'failure', pull_requests: [] }
-    const stageTwo = await runAction({ name: 'stage2', event: 'workflow_run', payload: { action: 'completed', workflow_run: workflowRun }, inputs: { mode: 'comment' } })
+    const workflowRun = {
+      id: 5151,
+      event: 'pull_request',
+      head_sha: headSha,
+      head_branch: 'feature',
+      head_repository: { full_name: 'mallory/shop' },
+      conclusion: 'failure',
+      pull_requests: [],
+    }
+    const stageTwo = await runAction({
+      name: 'stage2',
+      event: 'workflow_run',
+      payload: { action: 'completed', workflow_run: workflowRun },
+      inputs: { mode: 'comment' },
+    })
     expect(stageTwo.output).toMatch(/verdict[^\n]*regression/)
     expect(stageTwo.output).not.toMatch(/::error|Failed/)
     expect(stageTwo.output).not.toContain('$ perfgate gate')
@@ -241,7 +281,9 @@ describe('the fork-safe two-stage setup', () => {
     expect(comment.body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')
     expect(comment.body).toContain('perfgate: regression')
     // Built from stage two's inputs and the run's head commit, not from the artifact.
-    expect(comment.body).toContain(`<pre>git checkout ${headSha}\nsudo perfgate gate --config perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `)
+    expect(comment.body).toContain(
+      `<pre>git checkout ${headSha}\nsudo perfgate gate --config perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `,
+    )
     expect(stageTwo.output).toMatch(/perfgate engine: .*built fresh for this step/)
     expect(gh.problems).toEqual([])
   })

@@ -13,7 +13,7 @@ export const recorded = {
   failed: [] as string[],
   outputs: {} as Record<string, string>,
   state: {} as Record<string, string>,
-  inputs: {} as Record<string, string>
+  inputs: {} as Record<string, string>,
 }
 
 export function reset(): void {

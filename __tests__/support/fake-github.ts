@@ -137,13 +137,14 @@ export class FakeGitHub {
     query: URLSearchParams,
     body: unknown,
     send: (status: number, payload: unknown, headers?: Record<string, string>) => void,
-    url: URL
+    url: URL,
   ): void {
     const notFound = (): void => send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' })
     const input = body as { body?: string } | undefined
     switch (operationId) {
       case 'users/get-authenticated':
-        if (this.login === null) send(403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest' })
+        if (this.login === null)
+          send(403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest' })
         else send(200, { ...sample(operationId), login: this.login, type: 'User' })
         return
       case 'pulls/get': {
@@ -154,12 +155,20 @@ export class FakeGitHub {
       }
       case 'pulls/list': {
         const head = query.get('head') ?? ''
-        const matching = this.pulls.filter((x) => (query.get('state') ?? 'open') === 'all' || x.state === (query.get('state') ?? 'open')).filter((x) => !head || head.split(':')[0] === x.headRepo.split('/')[0])
-        send(200, matching.map((x) => this.pullSimple(x)))
+        const matching = this.pulls
+          .filter((x) => (query.get('state') ?? 'open') === 'all' || x.state === (query.get('state') ?? 'open'))
+          .filter((x) => !head || head.split(':')[0] === x.headRepo.split('/')[0])
+        send(
+          200,
+          matching.map((x) => this.pullSimple(x)),
+        )
         return
       }
       case 'repos/list-pull-requests-associated-with-commit':
-        send(200, this.pulls.filter((x) => x.headSha === p.commit_sha).map((x) => this.pullSimple(x)))
+        send(
+          200,
+          this.pulls.filter((x) => x.headSha === p.commit_sha).map((x) => this.pullSimple(x)),
+        )
         return
       case 'issues/list-comments': {
         const all = this.comments.get(Number(p.issue_number)) ?? []
@@ -177,14 +186,20 @@ export class FakeGitHub {
         send(
           200,
           all.slice((page - 1) * perPage, page * perPage).map((c) => this.comment(c, Number(p.issue_number))),
-          links.length ? { link: links.join(', ') } : {}
+          links.length ? { link: links.join(', ') } : {},
         )
         return
       }
       case 'issues/create-comment': {
         if (!this.pulls.some((x) => x.number === Number(p.issue_number))) return notFound()
         if ((input?.body ?? '').length > 65536) {
-          send(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }], documentation_url: 'https://docs.github.com/rest' })
+          send(422, {
+            message: 'Validation Failed',
+            errors: [
+              { resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' },
+            ],
+            documentation_url: 'https://docs.github.com/rest',
+          })
           return
         }
         const c = this.addComment(Number(p.issue_number), this.login ?? 'github-actions[bot]', input?.body ?? '')
@@ -205,7 +220,10 @@ export class FakeGitHub {
       case 'issues/delete-comment': {
         const found = this.findComment(Number(p.comment_id))
         if (!found) return notFound()
-        this.comments.set(found.issue, (this.comments.get(found.issue) ?? []).filter((c) => c.id !== found.comment.id))
+        this.comments.set(
+          found.issue,
+          (this.comments.get(found.issue) ?? []).filter((c) => c.id !== found.comment.id),
+        )
         send(204, undefined)
         return
       }
@@ -213,7 +231,14 @@ export class FakeGitHub {
         const list = this.artifacts.get(Number(p.run_id)) ?? []
         send(200, {
           total_count: list.length,
-          artifacts: list.map((a) => ({ ...sample('actions/get-artifact'), id: a.id, name: a.name, size_in_bytes: a.sizeInBytes, expired: false, archive_download_url: `${this.url}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}/zip` }))
+          artifacts: list.map((a) => ({
+            ...sample('actions/get-artifact'),
+            id: a.id,
+            name: a.name,
+            size_in_bytes: a.sizeInBytes,
+            expired: false,
+            archive_download_url: `${this.url}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}/zip`,
+          })),
         })
         return
       }
@@ -248,7 +273,7 @@ export class FakeGitHub {
       body: c.body,
       user: this.user(c.login),
       html_url: `https://github.com/${this.owner}/${this.repo}/pull/${issue}#issuecomment-${c.id}`,
-      issue_url: `https://api.github.com/repos/${this.owner}/${this.repo}/issues/${issue}`
+      issue_url: `https://api.github.com/repos/${this.owner}/${this.repo}/issues/${issue}`,
     }
   }
 

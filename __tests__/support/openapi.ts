@@ -29,7 +29,9 @@ interface Spec {
 
 const SPEC_ID = 'https://api.github.com/openapi'
 
-const spec: Spec = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8'))
+const spec = JSON.parse(
+  readFileSync(createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8'),
+) as Spec
 const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true })
 addFormats.default(ajv)
 ajv.addSchema({ $id: SPEC_ID, components: spec.components })
@@ -45,7 +47,9 @@ const routes: Route[] = Object.keys(spec.paths)
   .map((template) => {
     const names: string[] = []
     const pattern = new RegExp(
-      '^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)')) + '$'
+      '^' +
+        template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)')) +
+        '$',
     )
     return { template, pattern, names, literals: template.split('/').filter((s) => s && !s.startsWith('{')).length }
   })
@@ -64,15 +68,15 @@ function validator(key: string, schema: Schema): ValidateFunction {
 
 /** rebase points the spec's local refs (#/components/...) at the registered spec. */
 function rebase(schema: Schema): Schema {
-  return JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/components/', `"$ref":"${SPEC_ID}#/components/`))
+  return JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/components/', `"$ref":"${SPEC_ID}#/components/`)) as Schema
 }
 
 function deref<T>(value: T | { $ref: string }): T {
   if (value && typeof value === 'object' && '$ref' in value) {
-    const [, , kind, name] = (value.$ref as string).split('/')
+    const [, , kind, name] = value.$ref.split('/')
     return spec.components[kind][name] as T
   }
-  return value as T
+  return value
 }
 
 export interface MatchedOperation {
@@ -86,7 +90,12 @@ export interface MatchedOperation {
  * checkRequest finds the documented operation for a request and returns the
  * problems with it (an empty list when the request is valid).
  */
-export function checkRequest(method: string, path: string, query: URLSearchParams, body: unknown): { op?: MatchedOperation; problems: string[] } {
+export function checkRequest(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: unknown,
+): { op?: MatchedOperation; problems: string[] } {
   const problems: string[] = []
   const route = routes.find((r) => r.pattern.test(path) && spec.paths[r.template][method.toLowerCase()])
   if (!route) return { problems: [`${method} ${path} is not in GitHub's REST description`] }
@@ -101,7 +110,8 @@ export function checkRequest(method: string, path: string, query: URLSearchParam
       continue
     }
     if (p.schema && p.in !== 'header') {
-      const value = p.schema.type === 'integer' || p.schema.type === 'number' ? Number(raw) : p.schema.type === 'boolean' ? raw === 'true' : raw
+      const value =
+        p.schema.type === 'integer' || p.schema.type === 'number' ? Number(raw) : p.schema.type === 'boolean' ? raw === 'true' : raw
       const v = validator(`${operation.operationId}:${p.name}`, p.schema)
       if (!v(value)) problems.push(`${p.in} parameter ${p.name}=${raw}: ${ajv.errorsText(v.errors)}`)
     }
@@ -142,7 +152,8 @@ export function sample(operationId: string, status = 200): Record<string, unknow
   for (const methods of Object.values(spec.paths)) {
     for (const op of Object.values(methods)) {
       if (op.operationId !== operationId) continue
-      const schema = deref<{ content?: Record<string, { schema: Schema }> }>(op.responses[String(status)]).content?.['application/json']?.schema
+      const schema = deref<{ content?: Record<string, { schema: Schema }> }>(op.responses[String(status)]).content?.['application/json']
+        ?.schema
       if (!schema) throw new Error(`${operationId} has no JSON ${status} response`)
       const value = build(schema, 0)
       return (Array.isArray(value) ? build((schema.items as Schema) ?? {}, 0) : value) as Record<string, unknown>
@@ -157,7 +168,7 @@ export function sampleComponent(name: string): Record<string, unknown> {
 }
 
 function build(schemaOrRef: Schema, depth: number): unknown {
-  const schema = deref<Schema>(schemaOrRef as Schema | { $ref: string })
+  const schema = deref<Schema>(schemaOrRef)
   if (depth > 12) return null
   if (schema.allOf) return Object.assign({}, ...(schema.allOf as Schema[]).map((s) => build(s, depth + 1)))
   if (schema.anyOf) return build((schema.anyOf as Schema[])[0], depth + 1)
@@ -168,7 +179,7 @@ function build(schemaOrRef: Schema, depth: number): unknown {
       const out: Record<string, unknown> = {}
       const props = (schema.properties ?? {}) as Record<string, Schema>
       for (const name of (schema.required ?? []) as string[]) {
-        const prop = props[name] ? deref<Schema>(props[name] as Schema | { $ref: string }) : {}
+        const prop = props[name] ? deref<Schema>(props[name]) : {}
         out[name] = prop.nullable ? null : build(prop, depth + 1)
       }
       return out
