@@ -30,7 +30,11 @@ func TestSweepRemovesGoneOwnersGroupsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { live.Remove() })
+	t.Cleanup(func() {
+		if err := live.Remove(); err != nil {
+			t.Error(err)
+		}
+	})
 	var parents []string // one per hierarchy, where the live group is
 	for _, f := range live.ProcsFiles() {
 		parents = append(parents, filepath.Dir(filepath.Dir(f)))

@@ -39,7 +39,7 @@ func GoVersion(ctx context.Context) (string, error) {
 	privilege.AsInvoker(cmd)
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("no usable Go toolchain (go env GOVERSION: %v); install Go and put it on PATH", err)
+		return "", fmt.Errorf("no usable Go toolchain (go env GOVERSION: %w); install Go and put it on PATH", err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

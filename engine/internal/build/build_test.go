@@ -83,7 +83,11 @@ func TestBaseRevisionIsNeverADirectoryOfTheSameName(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer base.Cleanup()
+			t.Cleanup(func() {
+				if err := base.Cleanup(); err != nil {
+					t.Error(err)
+				}
+			})
 			if base.Commit != sha || !strings.HasSuffix(base.Dir, "/tree/svc") {
 				t.Fatalf("--base %s resolved to %+v, want the worktree of commit %s", rev, base, sha)
 			}

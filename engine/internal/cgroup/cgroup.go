@@ -86,8 +86,7 @@ func (h *Hierarchy) Create(limits Limits) (*Group, error) {
 		dir := filepath.Join(parent, name)
 		// Co-mounted controllers (cpu,cpuacct) share one directory.
 		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
-			g.Remove()
-			return nil, fmt.Errorf("create cgroup %s: %w", dir, err)
+			return nil, errors.Join(fmt.Errorf("create cgroup %s: %w", dir, err), g.Remove())
 		}
 		g.dirs[controller] = dir
 	}
@@ -101,8 +100,7 @@ func (h *Hierarchy) Create(limits Limits) (*Group, error) {
 		err = g.verify(limits)
 	}
 	if err != nil {
-		g.Remove()
-		return nil, err
+		return nil, errors.Join(err, g.Remove())
 	}
 	return g, nil
 }
@@ -229,7 +227,7 @@ func (h *Hierarchy) sweep(judge owner.Judge) (owner.Swept, error) {
 	var swept owner.Swept
 	for _, parent := range h.uniqueParents() {
 		if err := syscall.Access(parent, writable); err != nil {
-			return swept, fmt.Errorf("cgroup directory %s is not writable by this user (%v); removing perfgate's groups needs root (sudo)", parent, err)
+			return swept, fmt.Errorf("cgroup directory %s is not writable by this user (%w); removing perfgate's groups needs root (sudo)", parent, err)
 		}
 	}
 	for _, parent := range h.uniqueParents() {

@@ -54,7 +54,11 @@ func TestCreateLimitsStatsRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Remove()
+	t.Cleanup(func() {
+		if err := g.Remove(); err != nil {
+			t.Error(err)
+		}
+	})
 	got, err := g.Limits()
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +165,11 @@ func TestGroupNameCarriesHostAndPID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Remove()
+	t.Cleanup(func() {
+		if err := g.Remove(); err != nil {
+			t.Error(err)
+		}
+	})
 	rest, _ := strings.CutPrefix(g.Name(), namePrefix)
 	if o, seq, ok := owner.Cut(rest); !ok || o != owner.Self() || seq == "" {
 		t.Errorf("group %q does not name this host and PID (%s)", g.Name(), owner.Self())

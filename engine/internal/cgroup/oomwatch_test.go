@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,15 +25,13 @@ func TestOOMWatchSeesAKillAfterTheGroupIsGone(t *testing.T) {
 	}
 	w, err := g.WatchOOMKills()
 	if err != nil {
-		g.Remove()
-		t.Fatal(err)
+		t.Fatal(errors.Join(err, g.Remove()))
 	}
 	defer w.Stop()
 	// tail buffers a line that never ends: memory grows until the kill.
 	cmd := exec.Command("sh", "-c", joinAll(g)+" exec tail /dev/zero")
 	if err := cmd.Start(); err != nil {
-		g.Remove()
-		t.Fatal(err)
+		t.Fatal(errors.Join(err, g.Remove()))
 	}
 	werr := cmd.Wait()
 	// The watch's own reading (this group sits under the root, which has

@@ -53,7 +53,11 @@ func TestOfProcessReadsARealGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer owned.Remove()
+	t.Cleanup(func() {
+		if err := owned.Remove(); err != nil {
+			t.Error(err)
+		}
+	})
 	// The shell says when it has joined every hierarchy, then becomes sleep.
 	cmd := exec.Command("sh", "-c", joinAll(owned)+" echo joined; exec sleep 30")
 	out, err := cmd.StdoutPipe()

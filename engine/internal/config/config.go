@@ -125,7 +125,7 @@ func Default() *Config {
 // *Error or an errors.Join of them; Errors lists them.
 func Load(path string) (*Config, error) {
 	data, err := readFile(path)
-	if tooLarge, ok := err.(*Error); ok {
+	if tooLarge := (*Error)(nil); errors.As(err, &tooLarge) {
 		return nil, tooLarge
 	}
 	if err != nil {

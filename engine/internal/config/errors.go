@@ -68,7 +68,7 @@ func Errors(err error) []*Error {
 	var out []*Error
 	var walk func(error)
 	walk = func(err error) {
-		if e, ok := err.(*Error); ok {
+		if e, ok := err.(*Error); ok { //nolint:errorlint // walks the join tree itself: errors.As would stop at its first *Error
 			out = append(out, e)
 			return
 		}

@@ -268,8 +268,8 @@ func (d *diagnostics) requests(n *yaml.Node, field string, dst *[]Request) {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		d.lines[f] = item.Line
 		item = deref(item)
-		switch {
-		case item.Kind == yaml.MappingNode:
+		switch item.Kind {
+		case yaml.MappingNode:
 			r := &out[i]
 			r.Method = "GET"
 			d.mapping(item, f, func(key string, v *yaml.Node, f string) {
@@ -287,7 +287,7 @@ func (d *diagnostics) requests(n *yaml.Node, field string, dst *[]Request) {
 			if len(r.Headers) == 0 {
 				r.Headers = nil
 			}
-		case item.Kind == yaml.ScalarNode:
+		case yaml.ScalarNode:
 			scalarInto(d, item, f, requestWant, ParseRequest, &out[i])
 		default:
 			d.wrongKind(item, f, requestWant)

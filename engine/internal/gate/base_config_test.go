@@ -52,7 +52,11 @@ func gateWithBaseConfig(t *testing.T, files map[string]string, edit func(top str
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { base.Cleanup() })
+	t.Cleanup(func() {
+		if err := base.Cleanup(); err != nil {
+			t.Error(err)
+		}
+	})
 	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
 	if err := g.gateFromBase(context.Background(), base, "perfgate.yml"); err != nil {
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func startExampleService(b *testing.B) string {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	b.Cleanup(func() { cmd.Process.Kill(); _ = cmd.Wait() }) // it dies of the kill
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
 			resp.Body.Close()

@@ -89,7 +89,7 @@ func (g Guard) check() error {
 	}
 	for _, t := range g.Targets {
 		if _, _, err := net.SplitHostPort(t); err != nil {
-			return fmt.Errorf("%s: %q is not host:port: %v", TargetsEnv, t, err)
+			return fmt.Errorf("%s: %q is not host:port: %w", TargetsEnv, t, err)
 		}
 	}
 	return nil
@@ -115,7 +115,7 @@ func (g Guard) authorized(next http.Handler) http.Handler {
 func (g Guard) allows(rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", rawURL, err)
+		return fmt.Errorf("%q is not a URL: %w", rawURL, err)
 	}
 	if u.Scheme != "http" || u.User != nil || u.Opaque != "" || u.Host == "" {
 		return fmt.Errorf("%q is not a plain http://host:port URL", rawURL)

@@ -39,7 +39,11 @@ func TestRemoteAttackMatchesTheProtocol(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	token := testToken(t)
-	go Serve(addr, time.Minute, Guard{Token: token, Targets: []string{strings.TrimPrefix(svc.URL, "http://")}})
+	// Serve lives until the test process ends; the health loop below
+	// notices when it never starts.
+	go func() {
+		_ = Serve(addr, time.Minute, Guard{Token: token, Targets: []string{strings.TrimPrefix(svc.URL, "http://")}})
+	}()
 	server := "http://" + addr
 	for i := 0; i < 100; i++ {
 		if resp, err := http.Get(server + "/healthz"); err == nil {

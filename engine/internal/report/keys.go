@@ -43,7 +43,7 @@ func checkValue(dec *json.Decoder, t reflect.Type, path string, depth int) error
 	}
 	tok, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("report.json is not valid JSON: %v", err)
+		return fmt.Errorf("report.json is not valid JSON: %w", err)
 	}
 	t = decodedType(t)
 	switch tok {
@@ -57,7 +57,7 @@ func checkValue(dec *json.Decoder, t reflect.Type, path string, depth int) error
 		for dec.More() {
 			tok, err := dec.Token()
 			if err != nil {
-				return fmt.Errorf("report.json is not valid JSON: %v", err)
+				return fmt.Errorf("report.json is not valid JSON: %w", err)
 			}
 			key := tok.(string)
 			if earlier, ok := seen[foldKey(key)]; ok {

@@ -174,7 +174,7 @@ func (b Bytes) String() string {
 		return "-" + Bytes(-n).String()
 	}
 	best := strconv.FormatInt(n, 10)
-	var bestCount int64 = n
+	bestCount := n
 	for _, u := range byteUnits {
 		if n%u.size == 0 && n/u.size < bestCount {
 			best, bestCount = strconv.FormatInt(n/u.size, 10)+u.suffix, n/u.size

@@ -108,7 +108,9 @@ func (g gateModel) round(rng *rand.Rand) []float64 {
 	for i, m := range g {
 		switch {
 		case m.poisson > 0:
-			d[i] = m.shift + m.sd*float64(poisson(rng, m.poisson)-poisson(rng, m.poisson))
+			// Two independent draws: the difference of two Poisson counts.
+			first, second := poisson(rng, m.poisson), poisson(rng, m.poisson)
+			d[i] = m.shift + m.sd*float64(first-second)
 			continue
 		case m.sd == 0:
 			d[i] = m.shift

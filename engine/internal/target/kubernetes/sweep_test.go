@@ -66,8 +66,16 @@ func TestSweepDeletesDeadRunsLeftovers(t *testing.T) {
 		if _, err := core.Secrets(shared).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { deleteRun(context.Background(), c.clientset, run, run, true) })
-		t.Cleanup(func() { deleteRun(context.Background(), c.clientset, shared, run, false) })
+		t.Cleanup(func() {
+			if err := deleteRun(context.Background(), c.clientset, run, run, true); err != nil {
+				t.Error(err)
+			}
+		})
+		t.Cleanup(func() {
+			if err := deleteRun(context.Background(), c.clientset, shared, run, false); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 
 	swept, err := Sweep(ctx, config.Kubernetes{})

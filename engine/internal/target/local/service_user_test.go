@@ -48,8 +48,9 @@ func TestServiceNeverRunsAsRoot(t *testing.T) {
 	}
 	uid, gid := 4242, 4243
 	if os.Getenv("SUDO_UID") != "" && os.Getenv("SUDO_UID") != "0" {
-		fmt.Sscan(os.Getenv("SUDO_UID"), &uid)
-		fmt.Sscan(os.Getenv("SUDO_GID"), &gid)
+		if _, err := fmt.Sscan(os.Getenv("SUDO_UID")+" "+os.Getenv("SUDO_GID"), &uid, &gid); err != nil {
+			t.Fatalf("SUDO_UID %q, SUDO_GID %q: %v", os.Getenv("SUDO_UID"), os.Getenv("SUDO_GID"), err)
+		}
 	} else {
 		t.Setenv("SUDO_UID", fmt.Sprint(uid))
 		t.Setenv("SUDO_GID", fmt.Sprint(gid))

@@ -35,7 +35,9 @@ func TestWithoutPrivilegeRunsUnconfinedAndSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	copyOfSelf := filepath.Join(dir, "local.test")
 	copyFile(t, self, copyOfSelf)
 	svc := targettest.BuildSvc(t)
