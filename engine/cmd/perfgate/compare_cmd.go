@@ -14,7 +14,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Out, "out", "results", "results directory of a gate")
 	fs.StringVar(&o.ConfigPath, "config", "", "perfgate.yml whose gate thresholds replace the recorded ones")
 	if !parseFlags(fs, args, stderr) {
-		return gate.ExitConfig
+		return exitConfig
 	}
 	rep, err := gate.Compare(o)
 	return finish(stdout, stderr, rep, err, o.Out)

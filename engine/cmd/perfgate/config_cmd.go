@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/gate"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
@@ -13,11 +12,11 @@ func configCheck(path string, stdout, stderr io.Writer) int {
 	cfg, err := config.Load(path)
 	if err != nil {
 		printError(stderr, err)
-		return gate.ExitConfig
+		return exitConfig
 	}
 	if err := verdict.CheckPlan(path, cfg); err != nil {
 		fmt.Fprintf(stderr, "perfgate: %v\n", err)
-		return gate.ExitConfig
+		return exitConfig
 	}
 	rounds := fmt.Sprint(cfg.Pairs)
 	if cfg.MaxPairs > cfg.Pairs {

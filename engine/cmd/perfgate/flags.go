@@ -1,18 +1,13 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/gate"
-	"github.com/perfgate/perfgate/engine/internal/privilege"
-	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // parseFlags parses a command's flags and refuses positional arguments,
@@ -40,22 +35,4 @@ func checkTarget(command, target string, stderr io.Writer) bool {
 	}
 	fmt.Fprintf(stderr, "perfgate %s: --target %q is not a target; use one of %s\n", command, target, strings.Join(config.Targets, ", "))
 	return false
-}
-
-// finish ends gate, run and compare: the error, the outcome and the exit
-// code that says it.
-func finish(stdout, stderr io.Writer, rep *report.Report, err error, out string) int {
-	if err != nil {
-		printError(stderr, err)
-	}
-	// Under sudo the results go back to the invoking user: a persistent
-	// self-hosted runner deletes them in its next job as that user.
-	if giveErr := privilege.GiveBack(out); giveErr != nil && !errors.Is(giveErr, fs.ErrNotExist) {
-		fmt.Fprintf(stderr, "perfgate: WARNING: giving %s back to the invoking user: %v\n", out, giveErr)
-	}
-	if rep == nil {
-		return gate.ExitCode("", err)
-	}
-	printOutcome(stdout, rep, out)
-	return gate.ExitCode(rep.Verdict, err)
 }

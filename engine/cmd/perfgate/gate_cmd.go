@@ -22,17 +22,17 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	targetFlag(fs, &o.Target)
 	seed := fs.String("seed", "", "replay the run order of an earlier gate (its report.json seed)")
 	if !parseFlags(fs, args, stderr) || !checkTarget("gate", o.Target, stderr) {
-		return gate.ExitConfig
+		return exitConfig
 	}
 	if (o.Base == "") == (o.BaseDir == "") {
 		fmt.Fprintf(stderr, "perfgate gate: give exactly one of --base (a git revision such as origin/main; got %q) and --base-dir (a directory; got %q)\n", o.Base, o.BaseDir)
-		return gate.ExitConfig
+		return exitConfig
 	}
 	if *seed != "" {
 		n, err := strconv.ParseUint(*seed, 10, 64)
 		if err != nil {
 			fmt.Fprintf(stderr, "perfgate gate: --seed %q is not an unsigned integer; copy it from report.json's seed\n", *seed)
-			return gate.ExitConfig
+			return exitConfig
 		}
 		o.Seed = &n
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,12 @@ import (
 // TestGateFlagErrors: a bad command line is a usage error (exit 2) whose
 // message names the flag, the value and what to give instead.
 func TestGateFlagErrors(t *testing.T) {
+	cfg := writeConfig(t, decisiveExperiment)
+	missing := filepath.Join(t.TempDir(), "missing")
+	notResults := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notResults, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -20,6 +27,8 @@ func TestGateFlagErrors(t *testing.T) {
 		{[]string{"--head", "."}, `give exactly one of --base (a git revision such as origin/main; got "") and --base-dir (a directory; got "")`},
 		{[]string{"--base", "main", "--base-dir", "old"}, `give exactly one of --base (a git revision such as origin/main; got "main") and --base-dir (a directory; got "old")`},
 		{[]string{"--base", "main", "--seed", "x1"}, `--seed "x1" is not an unsigned integer`},
+		{[]string{"--config", cfg, "--base-dir", ".", "--head", missing, "--out", missing}, `perfgate: --head "` + missing + `" is not a directory; pass the checkout of the pull request's head`},
+		{[]string{"--config", cfg, "--base-dir", ".", "--head", ".", "--out", notResults}, `perfgate: --out "` + notResults + `" exists and is not a perfgate results directory; pass a new or empty directory`},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"gate"}, tc.args...), &stdout, &stderr)
@@ -46,5 +55,17 @@ func TestGateTargetOverridesConfig(t *testing.T) {
 		if !strings.Contains(g.stderr, want) || !strings.Contains(g.report.Reason, want) {
 			t.Errorf("stderr and reason should say %q; reason %q", want, g.report.Reason)
 		}
+	}
+}
+
+// TestCompareWithoutReport: compare on a directory with no report.json is
+// a usage error that names --out.
+func TestCompareWithoutReport(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"compare", "--out", missing}, &stdout, &stderr)
+	want := `perfgate: --out "` + missing + `" has no report.json; pass the results directory of a perfgate gate or run` + "\n"
+	if code != 2 || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want exit 2 saying %q", code, stderr.String(), want)
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/perfgate/perfgate/engine/internal/gate"
 )
 
 const usage = `perfgate gates pull requests on the performance of Go HTTP services.
@@ -42,7 +40,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return gate.ExitConfig
+		return exitConfig
 	}
 	switch args[0] {
 	case "gate":
@@ -58,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "config":
 		if len(args) != 3 || args[1] != "check" {
 			fmt.Fprint(stderr, "usage: perfgate config check perfgate.yml\n")
-			return gate.ExitConfig
+			return exitConfig
 		}
 		return configCheck(args[2], stdout, stderr)
 	case "help", "-h", "--help":
@@ -66,5 +64,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(stderr, "perfgate: unknown command %q\n\n%s", args[0], usage)
-	return gate.ExitConfig
+	return exitConfig
 }

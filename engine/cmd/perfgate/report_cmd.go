@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/perfgate/perfgate/engine/internal/gate"
 	"github.com/perfgate/perfgate/engine/internal/render"
 )
 
@@ -21,29 +20,29 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	reproduceConfig := fs.String("reproduce-config", "", "perfgate.yml's path for the comment's \"Reproduce locally\" command; with this flag or --reproduce-head, the command takes no value from the report")
 	reproduceHead := fs.String("reproduce-head", "", "the measured commit, checked out first in the comment's \"Reproduce locally\" command")
 	if err := fs.Parse(args); err != nil {
-		return gate.ExitConfig
+		return exitConfig
 	}
 	if *format != "md" && *format != "html" && *format != "json" {
 		fmt.Fprintf(stderr, "perfgate report: --format %q is not supported; use md, html or json\n", *format)
-		return gate.ExitConfig
+		return exitConfig
 	}
 	f, err := os.Open(*in)
 	if err != nil {
 		fmt.Fprintf(stderr, "perfgate report: %v\n", err)
-		return gate.ExitConfig
+		return exitConfig
 	}
 	defer f.Close()
 	rep, err := render.ReadReport(f)
 	if err != nil {
 		fmt.Fprintf(stderr, "perfgate report: %s: %v\n", *in, err)
-		return gate.ExitConfig
+		return exitConfig
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			fmt.Fprintf(stderr, "perfgate report: %v\n", err)
-			return gate.ExitInfra
+			return exitInfra
 		}
 		return 0
 	}
@@ -51,7 +50,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		page, err := render.HTML(rep)
 		if err != nil {
 			fmt.Fprintf(stderr, "perfgate report: %v\n", err)
-			return gate.ExitInfra
+			return exitInfra
 		}
 		fmt.Fprint(stdout, page)
 		return 0

@@ -21,11 +21,11 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&o.Out, "out", "results", "results directory")
 	targetFlag(fs, &o.Target)
 	if !parseFlags(fs, args, stderr) || !checkTarget("run", o.Target, stderr) {
-		return gate.ExitConfig
+		return exitConfig
 	}
 	if err := gate.CheckLabel(o.Label); err != nil {
-		fmt.Fprintf(stderr, "perfgate run: %v\n", err)
-		return gate.ExitConfig
+		fmt.Fprintf(stderr, "perfgate run: %s\n", message(err))
+		return exitConfig
 	}
 	rep, err := gate.Record(ctx, o)
 	return finish(stdout, stderr, rep, err, o.Out)

@@ -9,16 +9,11 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/gate"
 	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/target/docker"
 	"github.com/perfgate/perfgate/engine/internal/target/kind"
 	"github.com/perfgate/perfgate/engine/internal/target/kubernetes"
 )
-
-// exitLeftovers is sweep's exit code when something it tried to remove is
-// still there.
-const exitLeftovers = 1
 
 // sweepPart is one kind of resource perfgate creates, and the sweep its
 // package owns: the same code the target runs when it starts.
@@ -39,7 +34,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "perfgate.yml whose kubernetes section (kubeconfig, context, namespace) says which cluster to sweep; without it, KUBECONFIG or ~/.kube/config")
 	if !parseFlags(fs, args, stderr) {
-		return gate.ExitConfig
+		return exitConfig
 	}
 	return sweep(ctx, sweepParts(*configPath), stdout, stderr)
 }
@@ -103,7 +98,7 @@ func sweep(ctx context.Context, parts []sweepPart, stdout, stderr io.Writer) int
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(stderr, "perfgate sweep: %d leftover(s) could not be removed, each named above with the reason; remove them by hand, or run perfgate sweep again (as root where cgroups are concerned)\n", len(failed))
-		return exitLeftovers
+		return exitSweepLeftovers
 	}
 	return 0
 }

@@ -99,7 +99,7 @@ func TestSweepRemovesGoneOwnersGroupsOnly(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Remove(child) }) // runs before stuck's own removal
 	code, stdout, stderr = sweep()
-	if code != exitLeftovers || !strings.Contains(stderr, "cgroups: FAILED: could not remove cgroup "+stuck[0]) {
-		t.Errorf("exit %d, stderr %q; want %d naming %s\n%s", code, stderr, exitLeftovers, stuck[0], stdout)
+	if code != exitSweepLeftovers || !strings.Contains(stderr, "cgroups: FAILED: could not remove cgroup "+stuck[0]) {
+		t.Errorf("exit %d, stderr %q; want %d naming %s\n%s", code, stderr, exitSweepLeftovers, stuck[0], stdout)
 	}
 }

@@ -30,7 +30,7 @@ func Compare(o CompareOptions) (*report.Report, error) {
 	path := filepath.Join(o.Out, "report.json")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, configErrorf("--out %q has no report.json; pass the results directory of a perfgate gate or run", o.Out)
+		return nil, optionError(OptionOut, o.Out, NoReport)
 	} else if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		return nil, &ConfigError{Err: err}
 	}
 	if info, err := os.Stat(o.Head); err != nil || !info.IsDir() {
-		return nil, configErrorf("--head %q is not a directory; pass the checkout of the pull request's head", o.Head)
+		return nil, optionError(OptionHead, o.Head, NotADirectory)
 	}
 	if err := prepareOut(o.Out); err != nil {
 		return nil, err

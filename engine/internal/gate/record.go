@@ -28,14 +28,14 @@ type RecordOptions struct {
 	Stderr  io.Writer
 }
 
-// CheckLabel says what is wrong with a --label, naming the value and the
-// fix, or nil when it is usable.
+// CheckLabel says what is wrong with a label (an OptionError for
+// OptionLabel), or nil when it is usable.
 func CheckLabel(label string) error {
 	if label == "" {
-		return configErrorf("--label is required: name what is measured, e.g. --label main or --label $(git rev-parse --short HEAD)")
+		return optionError(OptionLabel, label, Missing)
 	}
 	if !config.LabelPattern.MatchString(label) {
-		return configErrorf("--label %q is not a valid label; use 1 to 100 letters, digits and . _ / - (a branch name like main or a short commit SHA)", label)
+		return optionError(OptionLabel, label, NotALabel)
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func Record(ctx context.Context, o RecordOptions) (*report.Report, error) {
 		return nil, err
 	}
 	if info, err := os.Stat(o.Src); err != nil || !info.IsDir() {
-		return nil, configErrorf("--src %q is not a directory; pass the checkout of the service to measure", o.Src)
+		return nil, optionError(OptionSrc, o.Src, NotADirectory)
 	}
 	if err := prepareOut(o.Out); err != nil {
 		return nil, err

@@ -17,29 +17,32 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
+// TestCheckLabel: a label is a branch name or a short SHA; anything else
+// is an OptionError (and a configuration error) naming the label.
 func TestCheckLabel(t *testing.T) {
-	for label, want := range map[string]string{
-		"main":                   "",
-		"release/1.2_rc-3":       "",
-		"0123456789ab":           "",
-		strings.Repeat("a", 100): "",
-		"":                       "--label is required",
-		"feature branch":         `--label "feature branch" is not a valid label; use 1 to 100 letters, digits and . _ / -`,
-		"main;rm":                `--label "main;rm" is not a valid label`,
-		strings.Repeat("a", 101): "is not a valid label",
-		"<script>":               "is not a valid label",
-		"ünïcode":                "is not a valid label",
+	for label, want := range map[string]Problem{
+		"main":                   -1,
+		"release/1.2_rc-3":       -1,
+		"0123456789ab":           -1,
+		strings.Repeat("a", 100): -1,
+		"":                       Missing,
+		"feature branch":         NotALabel,
+		"main;rm":                NotALabel,
+		strings.Repeat("a", 101): NotALabel,
+		"<script>":               NotALabel,
+		"ünïcode":                NotALabel,
 	} {
 		err := CheckLabel(label)
-		if want == "" {
+		if want == -1 {
 			if err != nil {
 				t.Errorf("CheckLabel(%q) = %v, want nil", label, err)
 			}
 			continue
 		}
 		var ce *ConfigError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
-			t.Errorf("CheckLabel(%q) = %v, want a configuration error saying %q", label, err, want)
+		var oe *OptionError
+		if !errors.As(err, &ce) || !errors.As(err, &oe) || *oe != (OptionError{Option: OptionLabel, Value: label, Problem: want}) {
+			t.Errorf("CheckLabel(%q) = %#v, want a configuration error with problem %d", label, err, want)
 		}
 	}
 }

@@ -265,7 +265,7 @@ func prepareOut(out string) error {
 	entries, err := os.ReadDir(out)
 	if err == nil && len(entries) > 0 {
 		if _, err := os.Stat(filepath.Join(out, "report.json")); err != nil {
-			return configErrorf("--out %q exists and is not a perfgate results directory; pass a new or empty directory", out)
+			return optionError(OptionOut, out, NotResults)
 		}
 		if err := os.RemoveAll(out); err != nil {
 			return err

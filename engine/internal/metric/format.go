@@ -7,6 +7,11 @@ import (
 	"strings"
 )
 
+// This file is perfgate's one number formatter: every renderer (the
+// terminal summary, report.md, report.html) and the verdict's reason show
+// figures through it, so a number reads the same everywhere. The catalog
+// says which Display each metric uses.
+
 // Display is how a metric's values read.
 type Display int
 
@@ -91,6 +96,9 @@ func Signed(v float64) string {
 	}
 	return Number(v)
 }
+
+// PValue shows a p-value to three significant digits: "0.0039", "0.432", "1".
+func PValue(p float64) string { return fmt.Sprintf("%.3g", p) }
 
 // Percent shows a level like 0.9805 as "98.05%".
 func Percent(v float64) string { return fmt.Sprintf("%.4g%%", 100*v) }

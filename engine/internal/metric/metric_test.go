@@ -69,6 +69,14 @@ func TestNumber(t *testing.T) {
 	}
 }
 
+func TestPValue(t *testing.T) {
+	for p, want := range map[float64]string{1: "1", 0.432: "0.432", 0.0039: "0.0039", 0.18751: "0.188", 1e-5: "1e-05"} {
+		if got := PValue(p); got != want {
+			t.Errorf("PValue(%v) = %q, want %q", p, got, want)
+		}
+	}
+}
+
 // TestCatalogIsConsistent checks what every entry must have: a unique
 // name, a getter, a threshold for compared metrics, a benchstat unit
 // benchstat can read, and the leak metrics on the absolute scale.

@@ -1,8 +1,3 @@
-// Package render turns a report.json into the PR comment (Markdown). Every
-// string that came from a profile, a service or a config is untrusted: it
-// is escaped so it can neither break the layout nor mention people, link
-// issues, inject HTML or hide text with invisible or bidirectional
-// formatting characters.
 package render
 
 import (

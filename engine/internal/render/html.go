@@ -7,7 +7,6 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
-	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 //go:embed report.html.tmpl
@@ -19,7 +18,8 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"interval": func(m report.Metric) string { return metric.Of(m).FormatInterval(m.CI[0], m.CI[1]) },
 	"median":   func(md report.Median) string { return metric.OfMedian(md).Format(md.Head) },
 	"pct":      metric.Percent,
-	"detect":   verdict.Detectable,
+	"pvalue":   metric.PValue,
+	"detect":   detectable,
 	"num":      metric.Number,
 	"signed":   metric.Signed,
 	"method":   Method,

@@ -7,7 +7,6 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
-	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // Marker is the first line of every comment perfgate writes; the Action
@@ -153,10 +152,10 @@ func metricsSection(rep *report.Report) string {
 		if !m.Gates {
 			outcome += " (reported only)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%s) | %.3g | %s %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%s) | %s | %s %s | %s |\n",
 			Text(m.Name), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
-			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), m.P,
-			outcomeIcon[m.Outcome], Text(outcome), shown(c, verdict.Detectable(m)))
+			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.P),
+			outcomeIcon[m.Outcome], Text(outcome), shown(c, detectable(m)))
 	}
 	if note := LatencyNote(rep); note != "" {
 		fmt.Fprintf(&b, "\n_%s_\n", note)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
-	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // Experiment designs, as report.json's experiment names them.
@@ -96,7 +95,7 @@ func Method(rep *report.Report) string {
 	}
 	if m, ok := findMetric(rep, metric.CPU); ok {
 		if m.Detectable != nil {
-			fmt.Fprintf(&b, ", could detect %s CPU/request", verdict.Detectable(m))
+			fmt.Fprintf(&b, ", could detect %s CPU/request", detectable(m))
 		} else {
 			verb := "are"
 			if m.Pairs == 1 {

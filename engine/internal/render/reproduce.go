@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -27,7 +28,6 @@ type Reproduction struct {
 var (
 	safePath     = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,200}$`)
 	safeRevision = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
-	safeLabel    = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,100}$`)
 )
 
 // ReproductionOf takes the values from the report itself: the config of
@@ -55,7 +55,7 @@ func (r Reproduction) label() string {
 	if strings.HasPrefix(r.Label, "-") {
 		return "<label>"
 	}
-	return orPlaceholder(safeLabel, r.Label, "<label>")
+	return orPlaceholder(config.LabelPattern, r.Label, "<label>")
 }
 
 func (r Reproduction) checkout() string {

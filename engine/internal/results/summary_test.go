@@ -1,16 +1,10 @@
 package results
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 func ptr(v float64) *float64 { return &v }
 
@@ -162,49 +156,4 @@ func TestMediansOrderAndUnits(t *testing.T) {
 func near(a, b float64) bool {
 	d := a - b
 	return d < 1e-9 && d > -1e-9
-}
-
-// TestPrintComparison compares with testdata/comparison.golden; run
-// `go test -run PrintComparison -update` to rewrite it after a deliberate
-// change of the format.
-func TestPrintComparison(t *testing.T) {
-	fig := func(cpu, allocs, p99, rps, errs float64, peak int64, goroutines, heap float64) report.Figures {
-		f := withMemStats(cpu, allocs)
-		f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = &goroutines, &heap
-		f.LatencyP50Ms, f.LatencyP90Ms, f.LatencyP99Ms, f.LatencyMaxMs = p99/4, p99/2, p99, p99*3
-		f.Throughput, f.ErrorRate, f.MemoryPeakBytes = rps, errs, peak
-		return f
-	}
-	runs := []report.Run{
-		run("base", true, fig(41.3, 25, 1.92, 499.8, 0, 31<<20, -0.1, -820)),
-		run("base", true, fig(40.1, 25, 2.05, 500.1, 0.0004, 30<<20, 0.2, 1460)),
-		run("base", false, fig(400, 250, 90, 120, 0.3, 200<<20, 9, 1e6)),
-		run("head", true, fig(46.2, 31, 2.41, 500, 0, 35<<20, 2.1, 50200)),
-		run("head", true, fig(45.7, 31, 2.2, 499.9, 0, 36<<20, 1.9, 48900)),
-	}
-	var buf bytes.Buffer
-	PrintComparison(&buf, Medians(runs))
-	// A side without valid runs prints "~" rather than a made-up delta.
-	PrintComparison(&buf, []report.Median{{Name: "cpu", Unit: "µs/req", Base: 12.5, BaseRuns: 3}})
-	golden(t, filepath.Join("testdata", "comparison.golden"), buf.Bytes())
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run with -update if the change is deliberate)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
 }

@@ -132,8 +132,8 @@ func Decide(metrics []report.Metric) (verdict, reason string, counts map[string]
 // describe is one metric's evidence in a sentence fragment.
 func describe(m report.Metric) string {
 	c := metric.Of(m)
-	s := fmt.Sprintf("%s %s (%s CI %s, p=%.3g, threshold %s)", m.Name, c.FormatChange(m.Delta),
-		metric.Percent(m.CILevel), c.FormatInterval(m.CI[0], m.CI[1]), m.P, c.FormatChange(m.Threshold))
+	s := fmt.Sprintf("%s %s (%s CI %s, p=%s, threshold %s)", m.Name, c.FormatChange(m.Delta),
+		metric.Percent(m.CILevel), c.FormatInterval(m.CI[0], m.CI[1]), metric.PValue(m.P), c.FormatChange(m.Threshold))
 	if m.Outcome == stats.Inconclusive && m.Detectable == nil {
 		s += fmt.Sprintf("; %d pairs cannot reach significance at this alpha", m.Pairs)
 	}

@@ -146,15 +146,3 @@ func TestMemoryPeakIsReportedNotGated(t *testing.T) {
 	}
 	t.Error("no memory_peak metric")
 }
-
-func TestPrintMetrics(t *testing.T) {
-	var b strings.Builder
-	PrintMetrics(&b, Compare(leakRuns(10, 1000, 256<<10), gate()))
-	out := b.String()
-	for _, want := range []string{"goroutines", "+1000 goroutines/1k req", "heap", "+256 KiB/1k req", "≥ 64 KiB/1k req",
-		"* reported, does not gate (set gate.latency to make it gate)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
-	}
-}

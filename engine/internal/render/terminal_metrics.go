@@ -1,4 +1,4 @@
-package verdict
+package render
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// PrintMetrics writes the paired comparison as a plain-text table, with
+// printMetrics writes the paired comparison as a plain-text table, with
 // what each gating metric could have detected.
-func PrintMetrics(w io.Writer, metrics []report.Metric) {
+func printMetrics(w io.Writer, metrics []report.Metric) {
 	if len(metrics) == 0 {
 		return
 	}
@@ -32,7 +32,7 @@ func PrintMetrics(w io.Writer, metrics []report.Metric) {
 		}
 		rows = append(rows, []string{m.Name, c.Format(m.Base), c.Format(m.Head), c.FormatChange(m.Delta),
 			fmt.Sprintf("%s (%s)", c.FormatInterval(m.CI[0], m.CI[1]), metric.Percent(m.CILevel)),
-			fmt.Sprintf("%.3g", m.P), outcome, Detectable(m)})
+			metric.PValue(m.P), outcome, detectable(m)})
 	}
 	printColumns(w, rows, map[int]bool{0: true, 6: true, 7: true})
 	if reportedOnly {
@@ -71,13 +71,4 @@ func printColumns(w io.Writer, rows [][]string, left map[int]bool) {
 		}
 		fmt.Fprintln(w, b.String())
 	}
-}
-
-// Detectable says the smallest change the run could see, never below the
-// threshold (a smaller one would not fail the gate anyway).
-func Detectable(m report.Metric) string {
-	if m.Detectable == nil {
-		return fmt.Sprintf("nothing: %d pairs are too few", m.Pairs)
-	}
-	return "≥ " + metric.Of(m).FormatChange(max(*m.Detectable, m.Threshold))[1:]
 }

@@ -1,4 +1,4 @@
-package attribution
+package render
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// Print writes the largest flat changes of each profile and unit, at most
-// top of each, for the end of a gate's output.
-func Print(w io.Writer, functions []report.Function, top int) {
+// printFunctions writes the largest flat changes of each profile and
+// unit, at most top of each.
+func printFunctions(w io.Writer, functions []report.Function, top int) {
 	shown := map[string]int{}
 	for _, f := range functions {
 		key := f.Profile + " " + f.Unit
