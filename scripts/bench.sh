@@ -7,4 +7,4 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/engine"
 go test -run '^$' -bench LoadFidelity -benchtime 1x -count "${COUNT:-3}" ./internal/load
 go test -run '^$' -bench RunOverhead -benchtime 3x -count "${COUNT:-3}" ./internal/experiment
-go test -run '^$' -bench CompareLargeProfiles -benchtime 1x -count "${COUNT:-3}" ./internal/gate
+go test -run '^$' -bench RecomputeLargeProfiles -benchtime 1x -count "${COUNT:-3}" ./internal/session

@@ -4,18 +4,18 @@ import (
 	"flag"
 	"io"
 
-	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := gate.CompareOptions{Stdout: stdout, Stderr: stderr}
+	o := session.RecomputeOptions{Stdout: stdout, Stderr: stderr}
 	fs.StringVar(&o.Out, "out", "results", "results directory of a gate")
 	fs.StringVar(&o.ConfigPath, "config", "", "perfgate.yml whose gate thresholds replace the recorded ones")
 	if !parseFlags(fs, args, stderr) {
 		return exitConfig
 	}
-	rep, err := gate.Compare(o)
+	rep, err := session.Recompute(o)
 	return finish(stdout, stderr, rep, err, o.Out)
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
 // printError prints each perfgate.yml problem on its own line (file:line:
@@ -26,12 +26,12 @@ func printError(w io.Writer, err error) {
 // by its flag, with what to pass instead. An OptionError wrapped with more
 // context keeps gate's own words, so the context is not lost.
 func message(err error) string {
-	var oe *gate.OptionError
+	var oe *session.OptionError
 	if !errors.As(err, &oe) || err.Error() != oe.Error() {
 		return err.Error()
 	}
 	if format, ok := optionMessages[optionProblem{oe.Option, oe.Problem}]; ok {
-		if oe.Problem == gate.Missing {
+		if oe.Problem == session.Missing {
 			return format
 		}
 		return fmt.Sprintf(format, oe.Value)
@@ -40,17 +40,17 @@ func message(err error) string {
 }
 
 type optionProblem struct {
-	option  gate.Option
-	problem gate.Problem
+	option  session.Option
+	problem session.Problem
 }
 
 // optionMessages word each refusal of an option as its flag: the flag, the
 // value (%q) and what to pass instead.
 var optionMessages = map[optionProblem]string{
-	{gate.OptionHead, gate.NotADirectory}: "--head %q is not a directory; pass the checkout of the pull request's head",
-	{gate.OptionSrc, gate.NotADirectory}:  "--src %q is not a directory; pass the checkout of the service to measure",
-	{gate.OptionOut, gate.NotResults}:     "--out %q exists and is not a perfgate results directory; pass a new or empty directory",
-	{gate.OptionOut, gate.NoReport}:       "--out %q has no report.json; pass the results directory of a perfgate gate or run",
-	{gate.OptionLabel, gate.Missing}:      "--label is required: name what is measured, e.g. --label main or --label $(git rev-parse --short HEAD)",
-	{gate.OptionLabel, gate.NotALabel}:    "--label %q is not a valid label; use 1 to 100 letters, digits and . _ / - (a branch name like main or a short commit SHA)",
+	{session.OptionHead, session.NotADirectory}: "--head %q is not a directory; pass the checkout of the pull request's head",
+	{session.OptionSrc, session.NotADirectory}:  "--src %q is not a directory; pass the checkout of the service to measure",
+	{session.OptionOut, session.NotResults}:     "--out %q exists and is not a perfgate results directory; pass a new or empty directory",
+	{session.OptionOut, session.NoReport}:       "--out %q has no report.json; pass the results directory of a perfgate gate or run",
+	{session.OptionLabel, session.Missing}:      "--label is required: name what is measured, e.g. --label main or --label $(git rev-parse --short HEAD)",
+	{session.OptionLabel, session.NotALabel}:    "--label %q is not a valid label; use 1 to 100 letters, digits and . _ / - (a branch name like main or a short commit SHA)",
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 
-	"github.com/perfgate/perfgate/engine/internal/gate"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/session"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -26,7 +26,7 @@ const (
 // to the command's exit code. A configuration error always wins; a pass
 // with any other error is not a pass.
 func exitCode(verdict string, err error) int {
-	var ce *gate.ConfigError
+	var ce *session.ConfigError
 	var tce *target.ConfigError
 	if errors.As(err, &ce) || errors.As(err, &tce) {
 		return exitConfig

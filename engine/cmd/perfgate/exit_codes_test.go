@@ -8,8 +8,8 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
-	"github.com/perfgate/perfgate/engine/internal/gate"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/session"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -20,15 +20,15 @@ var errorKinds = []struct {
 	err  error
 }{
 	{"none", nil},
-	{"config", &gate.ConfigError{Err: errors.New("perfgate.yml:3: load.rate: ...")}},
-	{"config wrapped", fmt.Errorf("resolve base: %w", &gate.ConfigError{Err: errors.New("unknown revision")})},
-	{"config joined with a write error", errors.Join(&gate.ConfigError{Err: errors.New("bad")}, errors.New("write report.json: disk full"))},
+	{"config", &session.ConfigError{Err: errors.New("perfgate.yml:3: load.rate: ...")}},
+	{"config wrapped", fmt.Errorf("resolve base: %w", &session.ConfigError{Err: errors.New("unknown revision")})},
+	{"config joined with a write error", errors.Join(&session.ConfigError{Err: errors.New("bad")}, errors.New("write report.json: disk full"))},
 	{"build", &build.Error{Label: "head", Command: "go build", Err: errors.New("exit status 1")}},
 	{"interrupted", context.Canceled},
 	{"start failure", &experiment.StartFailure{Side: "head", Err: errors.New("did not start")}},
 	{"gave up", &experiment.GaveUp{Side: "base", Reason: "crashed"}},
 	{"infrastructure", errors.New("read counters at window start: no such process")},
-	{"option", gate.CheckLabel("")},
+	{"option", session.CheckLabel("")},
 	{"target config", &target.ConfigError{Err: errors.New("target kind: the kind command is not installed")}},
 }
 

@@ -7,13 +7,13 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
 func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := gate.Options{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "gate"}, args...)}
+	o := session.GateOptions{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "gate"}, args...)}
 	fs.StringVar(&o.ConfigPath, "config", "perfgate.yml", "perfgate.yml of the service")
 	fs.StringVar(&o.Base, "base", "", "base: a git revision (commit, branch or tag) of the repository at --head")
 	fs.StringVar(&o.BaseDir, "base-dir", "", "base: a directory holding the base's source, instead of --base")
@@ -36,6 +36,6 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		o.Seed = &n
 	}
-	rep, err := gate.Run(ctx, o)
+	rep, err := session.Gate(ctx, o)
 	return finish(stdout, stderr, rep, err, o.Out)
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/perfgate/perfgate/engine/internal/gate"
+	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
 // runRecord is `perfgate run`: one tree measured alone, for the nightly
@@ -14,7 +14,7 @@ import (
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := gate.RecordOptions{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "run"}, args...)}
+	o := session.RunOptions{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "run"}, args...)}
 	fs.StringVar(&o.ConfigPath, "config", "perfgate.yml", "perfgate.yml of the service")
 	fs.StringVar(&o.Src, "src", ".", "the directory of the checkout to measure")
 	fs.StringVar(&o.Label, "label", "", "what is measured, shown in the report: a branch like main or a short commit SHA")
@@ -23,10 +23,10 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !parseFlags(fs, args, stderr) || !checkTarget("run", o.Target, stderr) {
 		return exitConfig
 	}
-	if err := gate.CheckLabel(o.Label); err != nil {
+	if err := session.CheckLabel(o.Label); err != nil {
 		fmt.Fprintf(stderr, "perfgate run: %s\n", message(err))
 		return exitConfig
 	}
-	rep, err := gate.Record(ctx, o)
+	rep, err := session.Run(ctx, o)
 	return finish(stdout, stderr, rep, err, o.Out)
 }

@@ -62,6 +62,14 @@ type Window struct {
 // profile, and delta profiles for the cumulative ones.
 var windowed = map[string]string{"cpu": "/profile", "allocs": "/allocs", "mutex": "/mutex", "block": "/block"}
 
+// IsWindowed says whether a profile covers the measured window
+// (?seconds=N), so it must finish before the window's end counters are
+// read, or its own work is counted.
+func IsWindowed(profile string) bool {
+	_, ok := windowed[profile]
+	return ok
+}
+
 // StartWindow starts every requested windowed profile for seconds and
 // returns at once; Wait collects them into dir as <name>.pb.gz.
 func (c *Client) StartWindow(ctx context.Context, seconds int, dir string, profiles []string) *Window {

@@ -54,7 +54,7 @@ func Method(rep *report.Report) string {
 		notes = append(notes, "base and head at the same time on the same CPUs")
 	} else if rep.Experiment == designSequential && rep.Config.Experiment == designDuet {
 		// Only a target that cannot duet runs pairs when a duet was
-		// configured (gate/steps.go), and its warning says why.
+		// configured (session/invocation.go), and its warning says why.
 		notes = append(notes, "a duet was asked for, but the target cannot run one: see the warnings")
 	}
 	window := ""

@@ -168,8 +168,8 @@ func runGate(g gateModel, p Plan, rng *rand.Rand) gateRun {
 		for len(rounds) < n {
 			rounds = append(rounds, g.round(rng))
 		}
-		res = decide(g.inputs(rounds), p, n, nil)
-		if Decided(res) || j == len(looks)-1 {
+		res = outcomes(g.inputs(rounds), p, n, nil)
+		if MayStop(res) || j == len(looks)-1 {
 			break
 		}
 	}
@@ -287,7 +287,7 @@ func checkCouldDetect(g gateModel, p Plan, n int, seed uint64) detectCheck {
 		for range first {
 			rounds = append(rounds, g.round(rng))
 		}
-		res := decide(g.inputs(rounds), p, first, isCPU)
+		res := outcomes(g.inputs(rounds), p, first, isCPU)
 		if res[0].Detectable == nil {
 			return one{}
 		}
@@ -297,7 +297,7 @@ func checkCouldDetect(g gateModel, p Plan, n int, seed uint64) detectCheck {
 		for range first {
 			rounds = append(rounds, shifted.round(rng))
 		}
-		again := decide(shifted.inputs(rounds), p, first, nil)
+		again := outcomes(shifted.inputs(rounds), p, first, nil)
 		seq := runGate(shifted, p, rng)
 		return one{detectable: dt, atLook: again[0].Outcome == Regression, sequence: slices.Contains(seq.failedBy, "cpu"), ok: true}
 	})

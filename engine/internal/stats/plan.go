@@ -8,7 +8,7 @@ import (
 
 // Plan is the sequential design: the experiment analyses its rounds at a
 // few looks, from Min valid rounds to Max, and stops at the first look
-// where every gating metric is decided (Decided). Each look spends part of
+// where every gating metric is decided (MayStop). Each look spends part of
 // Alpha; the parts add up to Alpha, so by the union bound the chance that a
 // gate reports a regression that is not there stays at most Alpha whatever
 // look the experiment stops at (docs/statistics.md).

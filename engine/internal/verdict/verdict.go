@@ -40,11 +40,11 @@ func CheckPlan(path string, cfg *config.Config) error {
 	return nil
 }
 
-// Decided says whether the valid rounds so far decide the gate at one of
+// MayStop says whether the valid rounds so far decide the gate at one of
 // the plan's looks, so the experiment may stop adding rounds.
-func Decided(runs []report.Run, cfg *config.Config) bool {
+func MayStop(runs []report.Run, cfg *config.Config) bool {
 	n := len(ValidPairs(runs))
-	return n > 0 && stats.Decided(decide(runs, cfg.Gate, Plan(cfg), n))
+	return n > 0 && stats.MayStop(outcomes(runs, cfg.Gate, Plan(cfg), n))
 }
 
 // Compare computes every compared metric of the catalog over the pairs
@@ -52,14 +52,14 @@ func Decided(runs []report.Run, cfg *config.Config) bool {
 // with one look at the pairs there are.
 func Compare(runs []report.Run, gate config.Gate) []report.Metric {
 	n := len(ValidPairs(runs))
-	return CompareAt(runs, gate, stats.Plan{Alpha: gate.Alpha, Min: n, Max: n})
+	return CompareAtLook(runs, gate, stats.Plan{Alpha: gate.Alpha, Min: n, Max: n})
 }
 
-// CompareAt is Compare at the look of plan the valid pairs reached: the
+// CompareAtLook is Compare at the look of plan the valid pairs reached: the
 // significance level is the part of alpha that look spends.
-func CompareAt(runs []report.Run, gate config.Gate, plan stats.Plan) []report.Metric {
+func CompareAtLook(runs []report.Run, gate config.Gate, plan stats.Plan) []report.Metric {
 	var out []report.Metric
-	for _, r := range decide(runs, gate, plan, len(ValidPairs(runs))) {
+	for _, r := range outcomes(runs, gate, plan, len(ValidPairs(runs))) {
 		scale := metric.Relative
 		if r.Scale == stats.Absolute {
 			scale = metric.Absolute
@@ -74,9 +74,9 @@ func CompareAt(runs []report.Run, gate config.Gate, plan stats.Plan) []report.Me
 	return out
 }
 
-// decide runs the statistics of every compared metric after n valid
+// outcomes runs the statistics of every compared metric after n valid
 // rounds of plan.
-func decide(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []stats.Result {
+func outcomes(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []stats.Result {
 	pairs := ValidPairs(runs)
 	var inputs []stats.Input
 	for _, m := range metric.Catalog {
@@ -95,7 +95,7 @@ func decide(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []stats
 			inputs = append(inputs, in)
 		}
 	}
-	return stats.Decide(inputs, plan, n)
+	return stats.Outcomes(inputs, plan, n)
 }
 
 func statsScale(s metric.Scale) stats.Scale {

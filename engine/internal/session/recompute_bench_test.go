@@ -1,4 +1,4 @@
-package gate
+package session
 
 import (
 	"fmt"
@@ -19,13 +19,13 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/results"
 )
 
-// BenchmarkCompareLargeProfiles times `perfgate compare` (merging, per-
+// BenchmarkRecomputeLargeProfiles times `perfgate compare` (merging, per-
 // function attribution, flame graphs, statistics, report.md and .html) on
 // 2 sides × 10 runs of CPU profiles of about 10 MB each, and reports the
 // peak live heap while it runs. Recorded results: docs/benchmarks.md.
 //
-//	go test -run '^$' -bench CompareLargeProfiles -benchtime 3x ./internal/gate
-func BenchmarkCompareLargeProfiles(b *testing.B) {
+//	go test -run '^$' -bench RecomputeLargeProfiles -benchtime 3x ./internal/session
+func BenchmarkRecomputeLargeProfiles(b *testing.B) {
 	out := b.TempDir()
 	size := writeLargeResults(b, out, 10)
 	var peak atomic.Uint64
@@ -33,7 +33,7 @@ func BenchmarkCompareLargeProfiles(b *testing.B) {
 	go samplePeakHeap(&peak, stop)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Compare(CompareOptions{Out: out, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		if _, err := Recompute(RecomputeOptions{Out: out, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 			b.Fatal(err)
 		}
 	}

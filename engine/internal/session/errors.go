@@ -1,4 +1,4 @@
-package gate
+package session
 
 import "fmt"
 
@@ -16,15 +16,15 @@ func configErrorf(format string, args ...any) error {
 	return &ConfigError{Err: fmt.Errorf(format, args...)}
 }
 
-// Option is an option of Options, RecordOptions or CompareOptions whose
+// Option is an option of GateOptions, RunOptions or RecomputeOptions whose
 // value gate checks before it writes anything.
 type Option string
 
 const (
-	OptionHead  Option = "head"  // Options.Head
-	OptionSrc   Option = "src"   // RecordOptions.Src
+	OptionHead  Option = "head"  // GateOptions.Head
+	OptionSrc   Option = "src"   // RunOptions.Src
 	OptionOut   Option = "out"   // the results directory of every command
-	OptionLabel Option = "label" // RecordOptions.Label
+	OptionLabel Option = "label" // RunOptions.Label
 )
 
 // Problem is what is wrong with an option's value.

@@ -1,4 +1,4 @@
-package gate
+package session
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// RecordOptions are the flags of `perfgate run`, which measures one tree
+// RunOptions are the flags of `perfgate run`, which measures one tree
 // (the nightly job on main, the Action's record mode) to keep a trend and
 // catch slow drift that no single pull request shows.
-type RecordOptions struct {
+type RunOptions struct {
 	ConfigPath string
 	Src        string // directory of the tree to measure
 	// Label names the recording in its report (a branch or a short SHA).
@@ -40,12 +40,12 @@ func CheckLabel(label string) error {
 	return nil
 }
 
-// Record measures the tree at o.Src alone: the gate's build, target,
-// experiment (config pairs runs, side head) and results steps, with a
-// verdict that only says whether enough runs were valid. It returns the
-// report it wrote (nil when nothing could be written) and the error that
-// ended it, if any.
-func Record(ctx context.Context, o RecordOptions) (*report.Report, error) {
+// Run (`perfgate run`) measures and records the tree at o.Src alone: the
+// gate's build, target, experiment (config pairs runs, side head) and
+// results steps, with a verdict that only says whether enough runs were
+// valid. It returns the report it wrote (nil when nothing could be
+// written) and the error that ended it, if any.
+func Run(ctx context.Context, o RunOptions) (*report.Report, error) {
 	if err := CheckLabel(o.Label); err != nil {
 		return nil, err
 	}

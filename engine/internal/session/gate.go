@@ -1,8 +1,12 @@
-// Package gate runs the perfgate commands that measure: `perfgate gate`
-// (configuration, both builds, the paired experiment on the target, the
-// results directory and the verdict), `perfgate run` (the same for one
-// tree, recorded without a comparison) and `perfgate compare`.
-package gate
+// Package session carries out one perfgate command that produces a results
+// directory, from configuration to report.json and its renderings:
+// Gate (`perfgate gate`: both builds, the paired experiment on the
+// target, the verdict), Run (`perfgate run`: the same for one tree,
+// recorded as report mode "record", without a comparison) and Recompute
+// (`perfgate compare`: the statistics and verdict again from the runs a
+// results directory holds). The invocation type is the lifecycle they
+// share (invocation.go).
+package session
 
 import (
 	"context"
@@ -18,8 +22,8 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
-// Options are the flags of `perfgate gate`.
-type Options struct {
+// GateOptions are the flags of `perfgate gate`.
+type GateOptions struct {
 	ConfigPath string
 	// Base is a git revision of head's repository; BaseDir a directory.
 	// Exactly one is set: a revision is never looked up as a directory.
@@ -36,9 +40,9 @@ type Options struct {
 	Stderr  io.Writer
 }
 
-// Run performs the gate and returns the report it wrote (nil when nothing
+// Gate (`perfgate gate`) performs the gate and returns the report it wrote (nil when nothing
 // could be written) and the error that ended it, if any.
-func Run(ctx context.Context, o Options) (*report.Report, error) {
+func Gate(ctx context.Context, o GateOptions) (*report.Report, error) {
 	cfg, err := loadConfig(o.ConfigPath, o.Target)
 	if err != nil {
 		return nil, err
@@ -61,7 +65,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 }
 
 // gate builds base and head and measures them in pairs.
-func (g *invocation) gate(ctx context.Context, o Options) error {
+func (g *invocation) gate(ctx context.Context, o GateOptions) error {
 	if err := g.begin(ctx); err != nil {
 		return err
 	}
@@ -90,7 +94,7 @@ func (g *invocation) gate(ctx context.Context, o Options) error {
 
 // resolveBase is --base (a revision, checked out as a worktree) or
 // --base-dir (a directory as it is).
-func resolveBase(ctx context.Context, o Options) (*build.Base, error) {
+func resolveBase(ctx context.Context, o GateOptions) (*build.Base, error) {
 	if o.BaseDir != "" {
 		return build.BaseDir(o.BaseDir)
 	}

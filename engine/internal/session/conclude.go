@@ -1,4 +1,4 @@
-package gate
+package session
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func (g *invocation) compareSides(err error) {
 	rep.Benchstat = benchtable.Rows(runs)
 	rep.Verdict, rep.Reason = measurementVerdict(err, runs, g.cfg.Pairs)
 	if rep.Verdict == report.Pass {
-		rep.Metrics = verdict.CompareAt(runs, g.cfg.Gate, verdict.Plan(g.cfg))
+		rep.Metrics = verdict.CompareAtLook(runs, g.cfg.Gate, verdict.Plan(g.cfg))
 		rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
 	}
 }

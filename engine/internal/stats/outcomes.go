@@ -86,21 +86,21 @@ type Result struct {
 // Detectable is caught.
 const DetectablePower = 0.9
 
-// Decide compares every metric after n valid rounds of plan p. A gating
+// Outcomes tests every metric after n valid rounds of plan p. A gating
 // metric regresses when its increase is significant at this look's level
 // after Holm's correction across the family AND its estimate is above its
 // threshold; it improved when its decrease is significant and beyond the
 // threshold; it is unchanged when its interval rules out an increase
 // beyond the threshold, and inconclusive otherwise. Analyses between looks
 // are charged to the next look (Plan.LevelAt) and never let the experiment
-// stop (Decided).
-func Decide(inputs []Input, p Plan, n int) []Result {
-	return decide(inputs, p, n, func(Input) bool { return true })
+// stop (MayStop).
+func Outcomes(inputs []Input, p Plan, n int) []Result {
+	return outcomes(inputs, p, n, func(Input) bool { return true })
 }
 
-// decide is Decide, computing Detectable only for the inputs detect
+// outcomes is Outcomes, computing Detectable only for the inputs detect
 // accepts (none when nil): the simulations need it for one metric at most.
-func decide(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
+func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 	level := p.LevelAt(n)
 	share := 1.0
 	if p.Alpha > 0 {
@@ -205,10 +205,10 @@ func taroneFamily(gating []int, tests []SignedRank, level float64) (family []int
 	}
 }
 
-// Decided says whether the experiment may stop: the results are from one
+// MayStop says whether the experiment may stop: the results are from one
 // of the plan's looks, and either a gating metric regressed (the verdict
 // can no longer become a pass) or none is inconclusive.
-func Decided(results []Result) bool {
+func MayStop(results []Result) bool {
 	regressed, open := false, false
 	for _, r := range results {
 		if !r.AtLook {

@@ -1,4 +1,4 @@
-package gate
+package session
 
 import (
 	"context"
@@ -248,7 +248,7 @@ func (g *invocation) decided(runs []report.Run) bool {
 	if g.rep.Recording() {
 		return false
 	}
-	return verdict.Decided(runs, g.cfg)
+	return verdict.MayStop(runs, g.cfg)
 }
 
 func generatorCPUs(env target.Environment) int {

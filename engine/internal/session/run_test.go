@@ -1,4 +1,4 @@
-package gate
+package session
 
 import (
 	"context"
@@ -139,7 +139,7 @@ func TestCompareRecomputesARecording(t *testing.T) {
 	if err := results.WriteReport(out, rep); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Compare(CompareOptions{Out: out, Stdout: io.Discard, Stderr: io.Discard})
+	got, err := Recompute(RecomputeOptions{Out: out, Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

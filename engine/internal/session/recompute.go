@@ -1,4 +1,4 @@
-package gate
+package session
 
 import (
 	"encoding/json"
@@ -13,8 +13,8 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// CompareOptions are the flags of `perfgate compare`.
-type CompareOptions struct {
+// RecomputeOptions are the flags of `perfgate compare`.
+type RecomputeOptions struct {
 	Out string
 	// ConfigPath, when set, supplies new gate thresholds; the runs keep
 	// the rest of the configuration they were measured with.
@@ -22,11 +22,11 @@ type CompareOptions struct {
 	Stdout, Stderr io.Writer
 }
 
-// Compare recomputes a results directory's derived files (merged profiles,
-// benchstat files) and its statistics and verdict from the runs its
-// report.json records: the same last step as a gate (or a recording: its
-// medians and verdict), without measuring again.
-func Compare(o CompareOptions) (*report.Report, error) {
+// Recompute (`perfgate compare`) recomputes a results directory's derived
+// files (merged profiles, benchstat files) and its statistics and verdict
+// from the runs its report.json records: the same last step as a gate (or
+// a recording: its medians and verdict), without measuring again.
+func Recompute(o RecomputeOptions) (*report.Report, error) {
 	path := filepath.Join(o.Out, "report.json")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -12,7 +12,7 @@ func fixed(alpha float64, n int) Plan { return Plan{Alpha: alpha, Min: n, Max: n
 // decideFixed decides every input at a single look over its pairs.
 func decideFixed(inputs []Input, alpha float64) []Result {
 	n := len(inputs[0].Base)
-	return Decide(inputs, fixed(alpha, n), n)
+	return Outcomes(inputs, fixed(alpha, n), n)
 }
 
 // pairs builds base values around 100 and head = base·(1+change) with a
@@ -27,7 +27,7 @@ func pairs(n int, change, wobble float64) (base, head []float64) {
 	return base, head
 }
 
-func TestDecideOutcomes(t *testing.T) {
+func TestOutcomes(t *testing.T) {
 	cases := []struct {
 		name      string
 		n         int
@@ -58,7 +58,7 @@ func TestDecideOutcomes(t *testing.T) {
 	}
 }
 
-func TestDecideHolmAcrossGatingMetricsOnly(t *testing.T) {
+func TestOutcomesHolmAcrossGatingMetricsOnly(t *testing.T) {
 	base, head := pairs(10, 0.37, 0.002)
 	results := decideFixed([]Input{
 		{Name: "cpu", Base: base, Head: head, Threshold: 0.1, Gates: true},
@@ -158,7 +158,7 @@ func TestIntervalMatchesTheAdjustedTest(t *testing.T) {
 			}
 			inputs = append(inputs, in)
 		}
-		for _, r := range decide(inputs, p, n, nil) {
+		for _, r := range outcomes(inputs, p, n, nil) {
 			if (r.CI[0] > 0) != (r.PRegression <= p.Alpha) || (r.CI[1] < 0) != (r.PImprovement <= p.Alpha) {
 				t.Fatalf("trial %d, %s at %d rounds: CI %v, p↑ %v, p↓ %v, alpha %v", trial, r.Name, n, r.CI, r.PRegression, r.PImprovement, p.Alpha)
 			}
@@ -197,7 +197,7 @@ func TestMetricsWithoutDifferencesLeaveTheFamily(t *testing.T) {
 	}
 }
 
-func TestDecided(t *testing.T) {
+func TestMayStop(t *testing.T) {
 	p := Plan{Alpha: 0.01, Min: 12, Max: 24}
 	clear, _ := pairs(12, 0, 0.002)
 	_, up := pairs(12, 0.3, 0.002)
@@ -218,9 +218,9 @@ func TestDecided(t *testing.T) {
 		for len(base) < c.n {
 			base, head = append(base, base[0]), append(head, head[0])
 		}
-		res := Decide([]Input{{Name: "cpu", Base: base, Head: head, Threshold: 0.02, Gates: true}}, p, c.n)
-		if got := Decided(res); got != c.want {
-			t.Errorf("%s: Decided = %v (outcome %s, at look %v)", c.name, got, res[0].Outcome, res[0].AtLook)
+		res := Outcomes([]Input{{Name: "cpu", Base: base, Head: head, Threshold: 0.02, Gates: true}}, p, c.n)
+		if got := MayStop(res); got != c.want {
+			t.Errorf("%s: MayStop = %v (outcome %s, at look %v)", c.name, got, res[0].Outcome, res[0].AtLook)
 		}
 	}
 }
@@ -232,9 +232,9 @@ func deref(p *float64) any {
 	return *p
 }
 
-// benchmarkDecide times one analysis of a gate's nine metrics (six gating,
+// benchmarkOutcomes times one analysis of a gate's nine metrics (six gating,
 // three latency quantiles) after n rounds, Detectable included.
-func benchmarkDecide(b *testing.B, n int) {
+func benchmarkOutcomes(b *testing.B, n int) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var inputs []Input
 	for m := range 9 {
@@ -255,10 +255,10 @@ func benchmarkDecide(b *testing.B, n int) {
 	p := Plan{Alpha: 0.01, Min: n, Max: n}
 	b.ResetTimer()
 	for range b.N {
-		Decide(inputs, p, n)
+		Outcomes(inputs, p, n)
 	}
 }
 
-func BenchmarkDecide20(b *testing.B)   { benchmarkDecide(b, 20) }
-func BenchmarkDecide200(b *testing.B)  { benchmarkDecide(b, 200) }
-func BenchmarkDecide1000(b *testing.B) { benchmarkDecide(b, 1000) }
+func BenchmarkOutcomes20(b *testing.B)   { benchmarkOutcomes(b, 20) }
+func BenchmarkOutcomes200(b *testing.B)  { benchmarkOutcomes(b, 200) }
+func BenchmarkOutcomes1000(b *testing.B) { benchmarkOutcomes(b, 1000) }

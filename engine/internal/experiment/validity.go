@@ -1,0 +1,83 @@
+package experiment
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/capture"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// invalidReasons applies the validity rules (docs/report-schema.md, "When a
+// run is invalid"): a run that fails any of them is reported with the
+// reasons and never compared.
+func invalidReasons(cfg *config.Config, r report.Run, crashed bool) []string {
+	var reasons []string
+	v := cfg.Validity
+	f := r.Figures
+	// A dead service explains every other symptom (no load served, no
+	// counters), so its reason stands alone.
+	switch {
+	case r.Exit.OOMKilled:
+		return []string{fmt.Sprintf("OOM-killed (memory limit %s)", cfg.Resources.Memory)}
+	case crashed:
+		return []string{"crashed during the run: " + exitText(r)}
+	}
+	if min := float64(v.MinRate) * cfg.Load.Rate; f.AchievedRate < min {
+		reasons = append(reasons, fmt.Sprintf("achieved rate %.1f/s is below %s of the target %g/s", f.AchievedRate, v.MinRate, cfg.Load.Rate))
+	}
+	if f.ErrorRate > float64(v.MaxErrors) {
+		reasons = append(reasons, fmt.Sprintf("error rate %.2f%% is above the allowed %s (%s)", 100*f.ErrorRate, v.MaxErrors, errorSummary(r.Load)))
+	}
+	if f.GeneratorCPURatio > float64(v.MaxGeneratorCPU) {
+		reasons = append(reasons, fmt.Sprintf("load generator saturated: it used %.0f%% of its CPUs (limit %s)", 100*f.GeneratorCPURatio, v.MaxGeneratorCPU))
+	} else if lag := r.Load.PacerLagP99; lag > maxPacerLag {
+		reasons = append(reasons, fmt.Sprintf("load generator saturated: requests left up to %v behind schedule (p99)", lag.Round(1e5)))
+	}
+	for _, p := range r.Profiles {
+		if p.Error == "" && capture.IsWindowed(p.Name) && p.Finished.Before(r.Counters.End.At) {
+			reasons = append(reasons, fmt.Sprintf("the %s profile ended before the window's counters were read, so its own work was counted; the service answered too slowly after the window", p.Name))
+			break
+		}
+	}
+	if v.MinCPUSamples > 0 {
+		for _, p := range r.Profiles {
+			if p.Name == "cpu" && p.Error == "" && p.Samples < int64(v.MinCPUSamples) {
+				reasons = append(reasons, fmt.Sprintf("too few CPU samples: %d in the profile, %d needed; lengthen load.duration or raise load.rate", p.Samples, v.MinCPUSamples))
+			}
+		}
+	}
+	return reasons
+}
+
+// maxPacerLag is how late (p99) requests may leave versus the constant
+// schedule before the load generator, not the service, shaped the load.
+const maxPacerLag = 50 * time.Millisecond
+
+func exitText(r report.Run) string {
+	if r.Exit.Signal != "" {
+		return "signal " + r.Exit.Signal
+	}
+	return fmt.Sprintf("exit code %d", r.Exit.Code)
+}
+
+func errorSummary(l report.Load) string {
+	var parts []string
+	for code, n := range l.StatusCodes {
+		if code < "200" || code >= "400" {
+			parts = append(parts, fmt.Sprintf("status %s ×%d", code, n))
+		}
+	}
+	sort.Strings(parts)
+	if len(l.Errors) > 0 {
+		e := l.Errors[0]
+		if len(e) > 120 {
+			e = e[:120] + "…"
+		}
+		parts = append(parts, "e.g. "+e)
+	}
+	return strings.Join(parts, ", ")
+}
