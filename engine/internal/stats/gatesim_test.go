@@ -159,7 +159,7 @@ type gateRun struct {
 }
 
 // runGate runs the sequential experiment: rounds are added up to each look,
-// and it stops at the first look that is Decided, or at the last.
+// and it stops at the first look where MayStop holds, or at the last.
 func runGate(g gateModel, p Plan, rng *rand.Rand) gateRun {
 	var rounds [][]float64
 	looks := p.Looks()

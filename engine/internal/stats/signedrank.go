@@ -8,7 +8,7 @@
 //
 // A Plan makes the experiment sequential: it analyses its rounds at
 // Plan.Looks, each look spending part of Plan.Alpha (Plan.LevelAt), and it
-// stops at the first look whose results are Decided. Plan.Check refuses a
+// stops at the first look where MayStop holds. Plan.Check refuses a
 // plan under which no gating metric could ever be called a regression.
 // docs/statistics.md explains the method and the simulations that check
 // it (go test ./internal/stats -run TestSimulation -simulate -v).
