@@ -44,11 +44,11 @@ func withMemStats(c readings) readings {
 	return c
 }
 
-var tenSecondWindow = load.Summary{
+var tenSecondWindow = load.Summary{Load: report.Load{
 	Requests: 5000, AchievedRate: 500, Throughput: 499, ErrorRate: 0.002,
-	Latency:           load.Latency{P50: 500 * time.Microsecond, P90: 900 * time.Microsecond, P99: 2500 * time.Microsecond, Max: 12 * time.Millisecond},
+	Latency:           report.Latency{P50: 500 * time.Microsecond, P90: 900 * time.Microsecond, P99: 2500 * time.Microsecond, Max: 12 * time.Millisecond},
 	GeneratorCPUNanos: 1.8e9, GeneratorWallNanos: 10e9,
-}
+}}
 
 func TestFigures(t *testing.T) {
 	f64 := func(v float64) *float64 { return &v }

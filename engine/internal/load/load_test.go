@@ -15,6 +15,8 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // service is a loopback server that answers "/fail" with 500 and anything
@@ -300,13 +302,13 @@ func TestSummarise(t *testing.T) {
 		{
 			name:    "no requests is no error rate",
 			planned: time.Second,
-			want:    Summary{StatusCodes: map[string]int{}},
+			want:    Summary{Load: report.Load{StatusCodes: map[string]int{}}},
 		},
 		{
 			name:    "rate over the planned window",
 			planned: 2 * time.Second,
 			results: []vegeta.Result{{Code: 200}, {Code: 200}, {Code: 302}, {Code: 0, Error: "connection refused"}},
-			want:    Summary{Requests: 4, AchievedRate: 2, SuccessRatio: 0.75, ErrorRate: 0.25, StatusCodes: map[string]int{"200": 2, "302": 1, "0": 1}, Errors: []string{"connection refused"}},
+			want:    Summary{Load: report.Load{Requests: 4, AchievedRate: 2, SuccessRatio: 0.75, ErrorRate: 0.25, StatusCodes: map[string]int{"200": 2, "302": 1, "0": 1}, Errors: []string{"connection refused"}}},
 		},
 	}
 	for _, tt := range tests {
