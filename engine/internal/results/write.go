@@ -1,6 +1,6 @@
-// Package results lays out the results directory (README.md, "Results directory"):
-// report.json, per-run records, per-side merged profiles and benchstat
-// files.
+// Package results lays out the results directory (README.md, "Results
+// directory"): report.json, per-run records, per-side merged profiles and
+// benchstat files.
 package results
 
 import (
