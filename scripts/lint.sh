@@ -16,3 +16,4 @@ done
 cd "$root"
 npx --no-install eslint --max-warnings 0 src __tests__
 npx --no-install prettier --check --log-level warn src __tests__
+echo "lint: golangci-lint, eslint and prettier found nothing"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# All tests: formatting, vet, the engine's unit and end-to-end tests (real
+# All tests: formatting, vet, linters, the engine's unit and end-to-end tests (real
 # processes, cgroups, containers, a Kubernetes cluster and profiles), the example service and its planted
 # regressions, and the action's unit tests (fake GitHub API checked against
 # GitHub's REST description) and end-to-end run through @github/local-action.
@@ -63,6 +63,9 @@ command -v npm >/dev/null || { echo "test: Node.js 20+ and npm are needed for th
 # other platforms' optional packages and npm ci refuses it. npm install
 # still installs the locked versions.
 (cd "$root" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent)
+
+echo "==> linters: golangci-lint (engine, example service), eslint and prettier (action)"
+bash "$root/scripts/lint.sh"
 
 echo "==> action: dist/ is the build of src/, README tables match action.yml, workflows lint"
 (cd "$root" && npm run -s build >/dev/null)

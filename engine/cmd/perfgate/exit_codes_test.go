@@ -20,7 +20,7 @@ var errorKinds = []struct {
 	err  error
 }{
 	{"none", nil},
-	{"config", &session.ConfigError{Err: errors.New("perfgate.yml:3: load.rate: ...")}},
+	{"config", &session.ConfigError{Err: errors.New("perfgate.yml:3: load.rate: must be more than 0")}},
 	{"config wrapped", fmt.Errorf("resolve base: %w", &session.ConfigError{Err: errors.New("unknown revision")})},
 	{"config joined with a write error", errors.Join(&session.ConfigError{Err: errors.New("bad")}, errors.New("write report.json: disk full"))},
 	{"build", &build.Error{Label: "head", Command: "go build", Err: errors.New("exit status 1")}},

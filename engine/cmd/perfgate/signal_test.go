@@ -56,7 +56,8 @@ func TestSIGTERMMidRunCleansUpAndKeepsResults(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		t.Logf("perfgate exited: %v", err) // its exit code is checked below
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("perfgate did not exit within 30s of SIGTERM")

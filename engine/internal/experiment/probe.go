@@ -258,7 +258,7 @@ func (p *probe) diedWithin(d time.Duration) bool {
 // confined (exact), the process's otherwise.
 func cpuNanos(c target.Counters) int64 {
 	if c.Cgroup != nil {
-		return int64(c.Cgroup.CPUUsageNanos)
+		return c.Cgroup.CPUUsageNanos
 	}
 	return c.ProcessCPUNano
 }

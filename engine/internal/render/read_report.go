@@ -40,7 +40,7 @@ func ReadReport(r io.Reader) (*report.Report, error) {
 	var rep report.Report
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&rep); err != nil {
-		return nil, fmt.Errorf("report.json is not a valid perfgate report: %v", err)
+		return nil, fmt.Errorf("report.json is not a valid perfgate report: %w", err)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("report.json has data after the report object")

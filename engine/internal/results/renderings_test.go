@@ -59,7 +59,11 @@ func TestWriteReportOnAFullDisk(t *testing.T) {
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
 		t.Skipf("cannot mount a small tmpfs (needs root): %v", err)
 	}
-	t.Cleanup(func() { syscall.Unmount(dir, 0) })
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Error(err)
+		}
+	})
 
 	// The results of an earlier compare, which this one replaces.
 	old := &report.Report{Schema: report.Schema, Verdict: report.Pass}

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -69,7 +70,7 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	ready := target.WaitReady(ctx, c.url, spec, c.exited, func() string { return c.describeExit() })
 	if ready != nil {
 		exit := c.Stop()
-		if se, ok := ready.(*target.StartError); ok {
+		if se := (*target.StartError)(nil); errors.As(ready, &se) {
 			se.Exit = exit
 		}
 		return nil, ready
@@ -166,7 +167,7 @@ func (t *Target) inspect(ctx context.Context, id string) (inspectState, error) {
 		return inspectState{}, err
 	}
 	if err := json.Unmarshal([]byte(out), &s); err != nil || len(s) != 1 {
-		return inspectState{}, fmt.Errorf("docker inspect %s: unexpected output: %v", id, err)
+		return inspectState{}, fmt.Errorf("docker inspect %s: unexpected output: %w", id, err)
 	}
 	return s[0], nil
 }
@@ -187,7 +188,7 @@ func (c *container) locate(ctx context.Context) error {
 	c.pid = s.State.Pid
 	if c.group, err = cgroup.OfProcess(c.pid); err != nil {
 		return &InfraError{Err: fmt.Errorf(
-			"target docker: cannot read the container's cgroup on this machine (%v); the docker target needs the Docker engine to run on the machine perfgate runs on, not a remote DOCKER_HOST", err)}
+			"target docker: cannot read the container's cgroup on this machine (%w); the docker target needs the Docker engine to run on the machine perfgate runs on, not a remote DOCKER_HOST", err)}
 	}
 	if err := c.checkLimits(); err != nil {
 		return err

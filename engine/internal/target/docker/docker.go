@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -92,7 +93,9 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	parts := strings.Split(info, "|")
 	if len(parts) == 3 {
 		t.env.Confinement = fmt.Sprintf("docker %s, cgroup v%s (%s)", parts[0], parts[1], parts[2])
-		fmt.Sscan(parts[1], &t.env.CgroupVersion)
+		if version, err := strconv.Atoi(parts[1]); err == nil {
+			t.env.CgroupVersion = version
+		}
 	}
 	swept, err := sweep(ctx, t.docker, owner.Local())
 	if err != nil {
@@ -125,7 +128,7 @@ func (t *Target) unreachable(ctx context.Context, err error) error {
 	}
 	if engineUnreachable(err) {
 		return &InfraError{Err: fmt.Errorf(
-			"target docker: no Docker engine answers at %s (%v). Start it (sudo systemctl start docker, or sudo dockerd &), set DOCKER_HOST to the engine's socket, or use target: local", where, err)}
+			"target docker: no Docker engine answers at %s (%w). Start it (sudo systemctl start docker, or sudo dockerd &), set DOCKER_HOST to the engine's socket, or use target: local", where, err)}
 	}
 	return &InfraError{Err: fmt.Errorf("target docker: the Docker engine at %s did not answer `docker info`: %w", where, err)}
 }

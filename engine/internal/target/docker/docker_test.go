@@ -187,7 +187,7 @@ func TestPrepareSweepsWhatDeadRunsLeft(t *testing.T) {
 	deadContainer := docker(t, append(append([]string{"create"}, labels(host, deadPID)...), stale)...)
 	liveContainer := docker(t, append(append([]string{"create"}, labels(host, strconv.Itoa(os.Getpid()))...), "--label", "keep=1", stale)...)
 	otherHostContainer := docker(t, append(append([]string{"create"}, labels("0f0f0f0f0f0f", deadPID)...), stale)...)
-	t.Cleanup(func() { exec.Command("docker", "rm", "--force", liveContainer, otherHostContainer).Run() })
+	t.Cleanup(func() { _ = exec.Command("docker", "rm", "--force", liveContainer, otherHostContainer).Run() }) // the sweep may have removed them
 
 	prepared(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
 	if out, _ := exec.Command("docker", "container", "inspect", deadContainer).CombinedOutput(); !strings.Contains(string(out), "No such") {

@@ -108,14 +108,16 @@ func (t *Target) create(ctx context.Context) error {
 		if err == nil {
 			return nil
 		}
-		err = fmt.Errorf("kind create cluster %s (attempt %d of 2): %v\n%s", t.cluster, attempt, err, target.TextTail(out, 3000))
+		err = fmt.Errorf("kind create cluster %s (attempt %d of 2): %w\n%s", t.cluster, attempt, err, target.TextTail(out, 3000))
 		if ctx.Err() != nil {
 			return err
 		}
 		if attempt == 1 {
 			firstErr = err
 			fmt.Fprintf(os.Stderr, "perfgate: %v\nperfgate: retrying once\n", err)
-			t.delete()
+			if err := t.delete(); err != nil {
+				fmt.Fprintf(os.Stderr, "perfgate: removing the half-made cluster before the retry: %v\n", err)
+			}
 			continue
 		}
 		logs := t.exportLogs()
@@ -140,7 +142,7 @@ func (t *Target) Close() error {
 func (t *Target) delete() error {
 	out, err := t.run(context.Background(), 2*time.Minute, deleteArgs(t.cluster)...)
 	if err != nil {
-		return fmt.Errorf("kind delete cluster %s: %v\n%s", t.cluster, err, target.TextTail(out, 2000))
+		return fmt.Errorf("kind delete cluster %s: %w\n%s", t.cluster, err, target.TextTail(out, 2000))
 	}
 	return nil
 }
@@ -168,11 +170,11 @@ func Sweep(ctx context.Context, kind string) (owner.Swept, error) {
 	var swept owner.Swept
 	out, err := runKind(ctx, kind, time.Minute, "get", "clusters")
 	if err != nil {
-		return swept, fmt.Errorf("could not list kind clusters to remove leftovers of earlier perfgate runs: %v\n%s", err, target.TextTail(out, 1000))
+		return swept, fmt.Errorf("could not list kind clusters to remove leftovers of earlier perfgate runs: %w\n%s", err, target.TextTail(out, 1000))
 	}
 	for _, name := range staleClusters(out, owner.Local()) {
 		if out, err := runKind(ctx, kind, 2*time.Minute, deleteArgs(name)...); err != nil {
-			swept.Failed = append(swept.Failed, fmt.Errorf("could not delete kind cluster %s left by an earlier perfgate run: %v\n%s", name, err, target.TextTail(out, 1000)))
+			swept.Failed = append(swept.Failed, fmt.Errorf("could not delete kind cluster %s left by an earlier perfgate run: %w\n%s", name, err, target.TextTail(out, 1000)))
 		} else {
 			swept.Removed = append(swept.Removed, "kind cluster "+name)
 		}

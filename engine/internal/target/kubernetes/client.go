@@ -40,7 +40,7 @@ func connect(ctx context.Context, k config.Kubernetes) (*cluster, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if k.Kubeconfig != "" {
 		if _, err := os.Stat(k.Kubeconfig); err != nil {
-			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %q cannot be read (%v); point it at a kubeconfig file or remove it to use KUBECONFIG", k.Kubeconfig, err)}
+			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %q cannot be read (%w); point it at a kubeconfig file or remove it to use KUBECONFIG", k.Kubeconfig, err)}
 		}
 		rules.ExplicitPath = k.Kubeconfig
 	}

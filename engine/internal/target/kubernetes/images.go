@@ -58,7 +58,7 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", fmt.Errorf("target kubernetes: kubernetes.image_load %v failed for %s: %v\n%s", m.load, ref, err, target.TextTail(out.String(), 2000))
+		return "", fmt.Errorf("target kubernetes: kubernetes.image_load %v failed for %s: %w\n%s", m.load, ref, err, target.TextTail(out.String(), 2000))
 	}
 	m.loaded[binary] = ref
 	return ref, nil

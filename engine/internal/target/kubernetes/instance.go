@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -76,7 +77,7 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	// Pulling and starting may take longer than the service's own start.
 	if i.pod, err = t.waitPod(ctx, labelSelector(s.labels()), spec.ReadyTimeout+time.Minute, "the service"); err != nil {
 		exit := i.Stop()
-		if se, ok := err.(*target.StartError); ok {
+		if se := (*target.StartError)(nil); errors.As(err, &se) {
 			exit.StderrTail = firstSet(se.Exit.StderrTail, exit.StderrTail)
 			exit.ExitedOnItsOwn = exit.ExitedOnItsOwn || se.Exit.ExitedOnItsOwn
 			se.Exit = exit

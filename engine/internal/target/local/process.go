@@ -71,7 +71,7 @@ func (t *Target) startOnce(ctx context.Context, spec target.Spec) (*process, err
 	}
 	if err := target.WaitReady(ctx, p.url, spec, p.exited, func() string { return fmt.Sprint(p.waitErr) }); err != nil {
 		exit := p.Stop()
-		if se, ok := err.(*target.StartError); ok {
+		if se := (*target.StartError)(nil); errors.As(err, &se) {
 			se.Exit = exit
 		}
 		return nil, err

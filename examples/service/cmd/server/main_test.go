@@ -48,7 +48,7 @@ func TestInventoryOverTLS(t *testing.T) {
 		fmt.Fprintf(w, `{"id":%s,"available":5}`, r.PathValue("id"))
 	})
 	server := &http.Server{Handler: mux}
-	go server.Serve(tls.NewListener(listener, serverTLS))
+	go func() { _ = server.Serve(tls.NewListener(listener, serverTLS)) }() // ends with server.Close
 	defer server.Close()
 
 	client := inventory.NewTLSClient("https://"+listener.Addr().String(), time.Second, roots)
