@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -20,6 +21,6 @@ func printFunctions(w io.Writer, functions []report.Function, top int) {
 			fmt.Fprintf(w, "  %s (%s):\n", f.Profile, f.Unit)
 		}
 		shown[key]++
-		fmt.Fprintf(w, "    %+12.4g  %-7s %s\n", f.Delta, f.Status, f.Name)
+		fmt.Fprintf(w, "    %12s  %-7s %s\n", metric.Signed(f.Delta), f.Status, f.Name)
 	}
 }
