@@ -7,7 +7,9 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
-func runCompare(args []string, stdout, stderr io.Writer) int {
+// compareCommand is `perfgate compare`: the statistics, verdict and
+// renderings of a results directory again, from the runs it holds.
+func compareCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := session.RecomputeOptions{Stdout: stdout, Stderr: stderr}

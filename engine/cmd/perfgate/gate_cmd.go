@@ -10,7 +10,8 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
-func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// gateCommand is `perfgate gate`: base against head, and the verdict.
+func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := session.GateOptions{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "gate"}, args...)}

@@ -44,15 +44,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "gate":
-		return runGate(ctx, args[1:], stdout, stderr)
+		return gateCommand(ctx, args[1:], stdout, stderr)
 	case "run":
-		return runRecord(ctx, args[1:], stdout, stderr)
+		return runCommand(ctx, args[1:], stdout, stderr)
 	case "compare":
-		return runCompare(args[1:], stdout, stderr)
+		return compareCommand(args[1:], stdout, stderr)
 	case "report":
-		return runReport(args[1:], stdout, stderr)
+		return reportCommand(args[1:], stdout, stderr)
 	case "sweep":
-		return runSweep(ctx, args[1:], stdout, stderr)
+		return sweepCommand(ctx, args[1:], stdout, stderr)
 	case "config":
 		if len(args) != 3 || args[1] != "check" {
 			fmt.Fprint(stderr, "usage: perfgate config check perfgate.yml\n")

@@ -10,9 +10,9 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/render"
 )
 
-// runReport re-renders a report.json, which may come from an untrusted
+// reportCommand (`perfgate report`) re-renders a report.json, which may come from an untrusted
 // copy (the Action's fork-safe mode): it is checked before it is rendered.
-func runReport(args []string, stdout, stderr io.Writer) int {
+func reportCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := fs.String("in", "results/report.json", "report.json to render")

@@ -9,9 +9,9 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
-// runRecord is `perfgate run`: one tree measured alone, for the nightly
+// runCommand is `perfgate run`: one tree measured alone, for the nightly
 // record on main.
-func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := session.RunOptions{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "run"}, args...)}
