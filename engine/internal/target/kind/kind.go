@@ -110,7 +110,7 @@ func (t *Target) create(ctx context.Context) error {
 		}
 		if attempt == 1 {
 			firstErr = err
-			fmt.Fprintf(os.Stderr, "perfgate: %v\nperfgate: retrying once\n", err)
+			t.Warn("%v; retrying once", err)
 			t.delete()
 			continue
 		}
