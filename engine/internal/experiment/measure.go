@@ -172,6 +172,14 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, attack fun
 			err = closeErr
 		}
 	}
+	// What was sent is kept even when the run is then abandoned (an
+	// interrupted attack, counters that could not be read): its summary
+	// still says what the service was sent.
+	if len(summaries) == len(probes) {
+		for i, p := range probes {
+			p.readings.load = summaries[i]
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -182,7 +190,6 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, attack fun
 		}
 	}
 	for i, p := range probes {
-		p.readings.load = summaries[i]
 		p.readAfterWindow(ctx)
 		p.r.Seconds = seconds(samples[i], summaries[i])
 	}

@@ -144,7 +144,7 @@ func (p *probe) readBeforeWindow(ctx context.Context) {
 func (p *probe) countersAtStart() error {
 	var err error
 	if p.readings.start, err = p.inst.Counters(); err != nil {
-		if p.diedWithin(time.Second) {
+		if p.diedWithin(reapGrace) {
 			p.crashed = true
 			return nil
 		}
@@ -170,7 +170,7 @@ func (p *probe) countersAtEnd() error {
 	}
 	var err error
 	if p.readings.end, err = p.inst.Counters(); err != nil {
-		if !p.diedWithin(time.Second) {
+		if !p.diedWithin(reapGrace) {
 			return fmt.Errorf("read counters at window end: %w", err)
 		}
 		p.crashed = true
@@ -242,6 +242,13 @@ func (p *probe) abandon(ctx context.Context, err error) {
 	}
 	p.r.InvalidReasons = append(p.r.InvalidReasons, reason)
 }
+
+// reapGrace is how long a service whose counters could not be read has
+// to be seen exiting before the failed read counts as a measurement
+// failure rather than a crash: a dying process's counters vanish a
+// moment (milliseconds) before its exit is reaped. A variable so that the
+// loop's tests need not wait for it.
+var reapGrace = time.Second
 
 // diedWithin reports whether the process exits within d: its counters
 // vanish a moment before its exit is reaped.

@@ -3,117 +3,45 @@ package experiment
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
-	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
-	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
-// fakeTarget runs each "service process" as a loopback HTTP server inside
-// the test: it answers the load and net/http/pprof (this test process's
-// own profiles), and its CPU counter charges a fixed cost per request
-// served, costlier for head, so the experiment loop can be tested in
-// seconds without cgroups or root. crashHead makes the head instances of
-// those rounds (by start order) die in the middle of their window.
-type fakeTarget struct {
-	mu        sync.Mutex
-	started   int
-	crashHead map[int]bool
+// The experiment loop on targettest.Fake: services that are loopback HTTP
+// servers in this process, each request costing base 100 µs and head
+// 110 µs of CPU. The sequential experiments are attacked by the fake's
+// synthetic load and take milliseconds; the duets by perfgate's real
+// load generator, the only way to test the real pairing, over short
+// windows.
+
+// newFake is the fake target; pprof makes its services answer pprof (the
+// duets, which check the retained figures and profiles).
+func newFake(pprof bool) *targettest.Fake {
+	return &targettest.Fake{Pprof: pprof, CPUPerRequest: map[string]time.Duration{Base: 100 * time.Microsecond, Head: 110 * time.Microsecond}}
 }
 
-func (t *fakeTarget) Name() string { return "fake" }
-func (t *fakeTarget) Prepare(context.Context) (target.Environment, error) {
-	return target.Environment{Target: "fake"}, nil
-}
-func (t *fakeTarget) Close() error { return nil }
-
-func (t *fakeTarget) Start(ctx context.Context, spec target.Spec) (target.Instance, error) {
-	t.mu.Lock()
-	t.started++
-	round := (t.started + 1) / 2
-	t.mu.Unlock()
-	side := filepath.Base(spec.Binary) // each round's copy keeps the side's name
-	inst := &fakeInstance{cost: 100_000, exited: make(chan struct{})}
-	if side == Head {
-		inst.cost = 110_000
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	crash := side == Head && t.crashHead[round]
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		// Half-way through the window (100 requests at 100/s).
-		if n := inst.requests.Add(1); crash && n == 50 {
-			go inst.crash()
-		}
-		io.WriteString(w, "ok")
-	})
-	inst.srv = httptest.NewServer(mux)
-	return inst, nil
+// loop is one experiment on a fake target and what it recorded.
+type loop struct {
+	runs     []report.Run
+	recorded []report.Run
+	err      error
+	took     time.Duration
 }
 
-type fakeInstance struct {
-	srv       *httptest.Server
-	cost      int64 // CPU nanoseconds per request
-	requests  atomic.Int64
-	exited    chan struct{}
-	crashOnce sync.Once
-	crashed   atomic.Bool
-}
-
-func (i *fakeInstance) BaseURL() string { return i.srv.URL }
-
-func (i *fakeInstance) Counters() (target.Counters, error) {
-	if i.crashed.Load() {
-		return target.Counters{}, errors.New("no such process")
-	}
-	return target.Counters{At: time.Now(), ProcessCPUNano: i.requests.Load() * i.cost}, nil
-}
-
-func (i *fakeInstance) Exited() <-chan struct{} { return i.exited }
-
-func (i *fakeInstance) crash() {
-	i.crashOnce.Do(func() {
-		i.crashed.Store(true)
-		i.srv.CloseClientConnections()
-		close(i.exited)
-	})
-}
-
-func (i *fakeInstance) Stop() target.Exit {
-	exit := target.Exit{ExitedOnItsOwn: i.crashed.Load()}
-	if exit.ExitedOnItsOwn {
-		exit.Signal = "SIGSEGV"
-	}
-	i.crashOnce.Do(func() { close(i.exited) })
-	i.srv.Close()
-	return exit
-}
-
-// runFake runs a duet on the fake target with 1 s windows.
-func runFake(t *testing.T, tg *fakeTarget, minRounds, maxRounds, profileRounds int, enough func([]report.Run) bool) ([]report.Run, error) {
+// runLoop runs an experiment of minPairs to maxPairs on tg, a duet or
+// sequential pairs, with cfg's windows.
+func runLoop(ctx context.Context, t *testing.T, tg *targettest.Fake, cfg *config.Config, duet bool, enough func([]report.Run) bool) loop {
 	t.Helper()
-	cfg, err := config.Parse("fake.yml", []byte(`
-service: {package: ., args: ["-addr", "{addr}"]}
-load: {rate: 100, warmup: 0s, duration: 1s, requests: ["GET /a", "GET /b"]}
-profiles: [goroutine]
-validity: {min_cpu_samples: 0, max_generator_cpu: 100%}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Pairs, cfg.MaxPairs, cfg.ProfileRounds = minRounds, maxRounds, profileRounds
 	dir := t.TempDir()
 	bins := map[string]string{Base: filepath.Join(dir, Base), Head: filepath.Join(dir, Head)}
 	for _, b := range bins {
@@ -121,11 +49,91 @@ validity: {min_cpu_samples: 0, max_generator_cpu: 100%}
 			t.Fatal(err)
 		}
 	}
-	return Run(context.Background(), Options{
-		Config: cfg, Target: tg, Binaries: bins, OutDir: t.TempDir(), Seed: 7, Duet: true,
-		GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard,
-		Record: func(report.Run) error { return nil }, Enough: enough,
+	var l loop
+	began := time.Now()
+	l.runs, l.err = Run(ctx, Options{
+		Config: cfg, Target: tg, Binaries: bins, OutDir: t.TempDir(), Seed: 7, Duet: duet,
+		GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard, Enough: enough,
+		Record: func(r report.Run) error { l.recorded = append(l.recorded, r); return nil },
 	})
+	l.took = time.Since(began)
+	return l
+}
+
+// sequentialConfig is pairs of 1 s windows at 100 requests/s, which the
+// synthetic load sends at once; no profiles, whose capture waits for the
+// window's real seconds.
+func sequentialConfig(t *testing.T, pairs int) *config.Config {
+	t.Helper()
+	return parseConfig(t, pairs, `
+service: {package: ., args: ["-addr", "{addr}"]}
+experiment: sequential
+load: {rate: 100, warmup: 0s, duration: 1s, requests: ["GET /a"]}
+profiles: []
+validity: {min_cpu_samples: 0, max_generator_cpu: 100%}
+`)
+}
+
+// duetConfig is rounds of 100 ms windows at 500 requests/s to each side
+// (50 requests), shorter than a user may configure, with the goroutine
+// profile (a snapshot) in the profile rounds. A request more or less at
+// a window's edge is 2% of so short a window, hence min_rate.
+func duetConfig(t *testing.T, minRounds, maxRounds, profileRounds int) *config.Config {
+	t.Helper()
+	cfg := parseConfig(t, minRounds, `
+service: {package: ., args: ["-addr", "{addr}"]}
+load: {rate: 500, warmup: 0s, duration: 1s, requests: ["GET /a", "GET /b"]}
+profiles: [goroutine]
+validity: {min_cpu_samples: 0, max_generator_cpu: 100%, min_rate: 90%}
+`)
+	cfg.Load.Duration = config.Duration(100 * time.Millisecond)
+	cfg.MaxPairs, cfg.ProfileRounds = maxRounds, profileRounds
+	return cfg
+}
+
+func parseConfig(t *testing.T, pairs int, yml string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse("fake.yml", []byte(yml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Pairs, cfg.MaxPairs = pairs, pairs
+	return cfg
+}
+
+// shortReapGrace makes a failed counter read count as a failure at once
+// instead of after the second a dying process is given to be reaped.
+func shortReapGrace(t *testing.T) {
+	saved := reapGrace
+	reapGrace = 10 * time.Millisecond
+	t.Cleanup(func() { reapGrace = saved })
+}
+
+// noGoroutinesLeft fails t when, within a second, the goroutines have
+// not fallen back to before's number: an experiment that returned must
+// have stopped its attacks, samplers, profile fetches and services.
+func noGoroutinesLeft(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines a second after Run returned, %d before it began:\n%s", runtime.NumGoroutine(), before, buf)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// invalidOnes names the invalid runs and why, for a failure message.
+func invalidOnes(runs []report.Run) string {
+	var b strings.Builder
+	for _, r := range runs {
+		if !r.Valid {
+			fmt.Fprintf(&b, "\n%s/%d: %q", r.Side, r.Pair, r.InvalidReasons)
+		}
+	}
+	return b.String()
 }
 
 func validRounds(runs []report.Run) int {
@@ -138,25 +146,161 @@ func validRounds(runs []report.Run) int {
 	return n
 }
 
+// sameRuns fails t unless Record was handed every run Run returned, as
+// it measured them: results reach the disk before anything can fail.
+func sameRuns(t *testing.T, l loop) {
+	t.Helper()
+	if len(l.recorded) != len(l.runs) {
+		t.Fatalf("%d runs recorded, %d returned; every run is recorded as it is measured", len(l.recorded), len(l.runs))
+	}
+	for i := range l.runs {
+		if l.recorded[i].Side != l.runs[i].Side || l.recorded[i].Pair != l.runs[i].Pair || l.recorded[i].Order != i+1 {
+			t.Errorf("recorded run %d is %s/%d (order %d), returned %s/%d", i, l.recorded[i].Side, l.recorded[i].Pair, l.recorded[i].Order, l.runs[i].Side, l.runs[i].Pair)
+		}
+	}
+}
+
+func TestLoopMeasuresEveryPair(t *testing.T) {
+	l := runLoop(context.Background(), t, newFake(false), sequentialConfig(t, 3), false, nil)
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	sameRuns(t, l)
+	if len(l.runs) != 6 {
+		t.Fatalf("%d runs, want 3 pairs of 2", len(l.runs))
+	}
+	for _, r := range l.runs {
+		want := map[string]float64{Base: 100, Head: 110}[r.Side]
+		if !r.Valid || r.Figures.Requests != 100 || r.Figures.CPUMicrosPerRequest != want {
+			t.Errorf("%s/%d: valid %v %q, %d requests at %.1f µs CPU/req; want valid, 100 at %g", r.Side, r.Pair, r.Valid, r.InvalidReasons, r.Figures.Requests, r.Figures.CPUMicrosPerRequest, want)
+		}
+	}
+}
+
+func TestLoopReplacesAPairWhoseServiceCrashedMidWindow(t *testing.T) {
+	tg := newFake(false)
+	tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: 50, Kind: targettest.Crash}}
+	l := runLoop(context.Background(), t, tg, sequentialConfig(t, 3), false, nil)
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	sameRuns(t, l)
+	if len(l.runs) != 8 || validRounds(l.runs) != 3 {
+		t.Fatalf("%d runs, %d valid pairs; want 4 pairs, the crashed one replaced", len(l.runs), validRounds(l.runs))
+	}
+	for _, r := range l.runs {
+		crashed := r.Side == Head && r.Pair == 2
+		if crashed != !r.Valid {
+			t.Errorf("%s/%d: valid %v %q; only head's run of pair 2 is invalid", r.Side, r.Pair, r.Valid, r.InvalidReasons)
+		}
+		if !crashed {
+			continue
+		}
+		if want := "crashed during the run: signal SIGSEGV"; len(r.InvalidReasons) != 1 || r.InvalidReasons[0] != want {
+			t.Errorf("head/2: reasons %q, want only %q", r.InvalidReasons, want)
+		}
+		if !r.Exit.ExitedOnItsOwn || r.Exit.StderrTail == "" {
+			t.Errorf("head/2: exit %+v; want its own exit with the end of its stderr", r.Exit)
+		}
+		if r.Load.Requests != 100 || r.Load.ErrorRate < 0.4 {
+			t.Errorf("head/2: %d requests, error rate %.2f; want the 100 sent, half after its death failed", r.Load.Requests, r.Load.ErrorRate)
+		}
+	}
+}
+
+func TestLoopEndsWhenCountersFailWithTheRunKeptInvalid(t *testing.T) {
+	shortReapGrace(t)
+	tg := newFake(false)
+	tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: 50, Kind: targettest.CountersFail}}
+	l := runLoop(context.Background(), t, tg, sequentialConfig(t, 3), false, nil)
+	if !errors.Is(l.err, targettest.ErrCountersGone) || !strings.Contains(l.err.Error(), "read counters at window end") {
+		t.Fatalf("err %v; want the failed counter read at the window's end", l.err)
+	}
+	var gaveUp *GaveUp
+	if _, started := IsStartFailure(l.err); started || errors.As(l.err, &gaveUp) || errors.Is(l.err, context.Canceled) {
+		t.Fatalf("err %v (%T); a counter that cannot be read is an infrastructure error, not an invalid service", l.err, l.err)
+	}
+	sameRuns(t, l)
+	last := l.runs[len(l.runs)-1]
+	if last.Side != Head || last.Pair != 2 || last.Valid || len(last.InvalidReasons) != 1 ||
+		!strings.HasPrefix(last.InvalidReasons[0], "measurement failed: read counters at window end:") {
+		t.Fatalf("last run %s/%d valid %v %q; want head/2 invalid because its counters failed", last.Side, last.Pair, last.Valid, last.InvalidReasons)
+	}
+	if last.Load.Requests != 100 {
+		t.Errorf("head/2: %d requests in its load summary; what was sent is kept", last.Load.Requests)
+	}
+	if last.Exit.ExitedOnItsOwn {
+		t.Errorf("head/2: exit %+v; the service lived on and was stopped", last.Exit)
+	}
+	if validRounds(l.runs) != 1 {
+		t.Errorf("%d valid pairs kept, want pair 1", validRounds(l.runs))
+	}
+}
+
+func TestLoopGivesUpAfterThreeInvalidPairsInARow(t *testing.T) {
+	tg := newFake(false)
+	for pair := 1; pair <= 3; pair++ {
+		tg.Faults = append(tg.Faults, targettest.Fault{Side: Head, Pair: pair, AtRequest: 10, Kind: targettest.Crash})
+	}
+	l := runLoop(context.Background(), t, tg, sequentialConfig(t, 5), false, nil)
+	var gaveUp *GaveUp
+	if !errors.As(l.err, &gaveUp) || gaveUp.Side != Head || gaveUp.Reason != "crashed during the run: signal SIGSEGV" {
+		t.Fatalf("err %v; want a GaveUp on head's crashes", l.err)
+	}
+	sameRuns(t, l)
+	if len(l.runs) != 6 || tg.Started() != 6 {
+		t.Errorf("%d runs of %d services started; want the 3 pairs kept and no fourth started", len(l.runs), tg.Started())
+	}
+	if validRounds(l.runs) != 0 {
+		t.Errorf("%d valid pairs; none can be compared", validRounds(l.runs))
+	}
+}
+
+func TestLoopInterruptedMidWindowReturnsWhatItMeasured(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tg := newFake(false)
+	tg.Interrupt = cancel
+	tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: 50, Kind: targettest.Interrupt}}
+	l := runLoop(ctx, t, tg, sequentialConfig(t, 5), false, nil)
+	if !errors.Is(l.err, context.Canceled) {
+		t.Fatalf("err %v, want the interruption", l.err)
+	}
+	sameRuns(t, l)
+	last := l.runs[len(l.runs)-1]
+	if last.Side != Head || last.Pair != 2 || last.Valid || len(last.InvalidReasons) != 1 || last.InvalidReasons[0] != "interrupted before the window ended" {
+		t.Fatalf("last run %s/%d valid %v %q; want head/2 interrupted", last.Side, last.Pair, last.Valid, last.InvalidReasons)
+	}
+	if last.Load.Requests != 50 {
+		t.Errorf("head/2: %d requests; the 50 sent before the interruption are kept", last.Load.Requests)
+	}
+	if validRounds(l.runs) != 1 || tg.Started() > 4 {
+		t.Errorf("%d valid pairs after %d services; want pair 1 kept and nothing started after the interruption", validRounds(l.runs), tg.Started())
+	}
+	noGoroutinesLeft(t, before)
+}
+
 func TestDuetStopsWhenDecidedThenProfiles(t *testing.T) {
 	asked := 0
-	runs, err := runFake(t, &fakeTarget{}, 2, 6, 1, func(runs []report.Run) bool {
+	l := runLoop(context.Background(), t, newFake(true), duetConfig(t, 2, 6, 1), true, func(runs []report.Run) bool {
 		asked++
 		return validRounds(runs) >= 3
 	})
-	if err != nil {
-		t.Fatal(err)
+	if l.err != nil {
+		t.Fatal(l.err)
 	}
-	if got := validRounds(runs); got != 3 || asked != 2 {
+	sameRuns(t, l)
+	if got := validRounds(l.runs); got != 3 || asked != 2 {
 		t.Fatalf("%d valid rounds after asking %d times; want to stop at 3, asked from the minimum of 2", got, asked)
 	}
-	if len(runs) != 8 {
-		t.Fatalf("%d runs, want 3 gating rounds and 1 profile round of 2 runs each", len(runs))
+	if len(l.runs) != 8 {
+		t.Fatalf("%d runs, want 3 gating rounds and 1 profile round of 2 runs each; invalid: %s", len(l.runs), invalidOnes(l.runs))
 	}
-	for _, r := range runs {
+	for _, r := range l.runs {
 		f := r.Figures
-		if r.Duet == nil || f.Requests != 100 || r.Seconds == nil {
-			t.Errorf("%s/%d: duet %v, %d requests, %d seconds sampled; want a duet run with 100 requests (1 s at 100/s)", r.Side, r.Pair, r.Duet, f.Requests, len(r.Seconds))
+		if r.Duet == nil || f.Requests < 45 || f.Requests > 50 || r.Seconds == nil {
+			t.Errorf("%s/%d: duet %v, %d requests, %d seconds sampled; want a duet run with about 50 requests (100 ms at 500/s)", r.Side, r.Pair, r.Duet, f.Requests, len(r.Seconds))
 		}
 		if r.ProfileRound != (r.Pair == 4) || (len(r.Profiles) > 0) != r.ProfileRound {
 			t.Errorf("%s/%d: profile round %v with %d profiles; only round 4, after the gating ones, profiles", r.Side, r.Pair, r.ProfileRound, len(r.Profiles))
@@ -170,32 +314,73 @@ func TestDuetStopsWhenDecidedThenProfiles(t *testing.T) {
 	}
 }
 
-func TestDuetReplacesAnInvalidRound(t *testing.T) {
-	runs, err := runFake(t, &fakeTarget{crashHead: map[int]bool{2: true}}, 3, 3, 0, nil)
-	if err != nil {
-		t.Fatal(err)
+func TestDuetReplacesARoundWhoseServiceCrashedMidWindow(t *testing.T) {
+	tg := newFake(false)
+	tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: 25, Kind: targettest.Crash}}
+	l := runLoop(context.Background(), t, tg, duetConfig(t, 3, 3, 0), true, nil)
+	if l.err != nil {
+		t.Fatal(l.err)
 	}
-	if got := validRounds(runs); got != 3 || len(runs) != 8 {
-		t.Fatalf("%d valid rounds in %d runs; want 3 valid of 4 rounds (round 2 replaced)", got, len(runs))
+	sameRuns(t, l)
+	if got := validRounds(l.runs); got != 3 || len(l.runs) != 8 {
+		t.Fatalf("%d valid rounds in %d runs; want 3 valid of 4 rounds (round 2 replaced)", got, len(l.runs))
 	}
-	for _, r := range runs {
+	for _, r := range l.runs {
 		if r.Pair != 2 {
 			continue
 		}
-		want := map[string]string{Head: "crashed during the run", Base: "the head side of this round is invalid: crashed"}[r.Side]
-		if r.Valid || !strings.HasPrefix(r.InvalidReasons[0], want) {
+		want := map[string]string{
+			Head: "crashed during the run: signal SIGSEGV",
+			Base: "the head side of this round is invalid: crashed during the run: signal SIGSEGV",
+		}[r.Side]
+		if r.Valid || r.InvalidReasons[0] != want {
 			t.Errorf("%s/2: valid %v, reasons %q; want invalid: %s", r.Side, r.Valid, r.InvalidReasons, want)
 		}
 	}
 }
 
 func TestDuetGivesUpAfterThreeInvalidRoundsInARow(t *testing.T) {
-	runs, err := runFake(t, &fakeTarget{crashHead: map[int]bool{1: true, 2: true, 3: true}}, 3, 3, 1, nil)
+	tg := newFake(false)
+	for round := 1; round <= 3; round++ {
+		tg.Faults = append(tg.Faults, targettest.Fault{Side: Head, Pair: round, AtRequest: 25, Kind: targettest.Crash})
+	}
+	l := runLoop(context.Background(), t, tg, duetConfig(t, 3, 3, 1), true, nil)
 	var gaveUp *GaveUp
-	if !errors.As(err, &gaveUp) || gaveUp.Side != "duet" || !strings.Contains(err.Error(), "3 duet rounds in a row were invalid") {
-		t.Fatalf("err %v, want a GaveUp on duet rounds", err)
+	if !errors.As(l.err, &gaveUp) || gaveUp.Side != "duet" || !strings.Contains(l.err.Error(), "3 duet rounds in a row were invalid") {
+		t.Fatalf("err %v, want a GaveUp on duet rounds", l.err)
 	}
-	if len(runs) != 6 {
-		t.Errorf("%d runs, want the 3 invalid rounds kept and no profile round", len(runs))
+	sameRuns(t, l)
+	if len(l.runs) != 6 || validRounds(l.runs) != 0 {
+		t.Errorf("%d runs, %d valid rounds; want the 3 invalid rounds kept and no profile round", len(l.runs), validRounds(l.runs))
 	}
+}
+
+// The real load generator must stop at an interruption, not at the end
+// of its window: this one is 5 s long, interrupted after 50 ms.
+func TestDuetInterruptedMidWindowReturnsPromptly(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tg := newFake(true)
+	tg.Interrupt = cancel
+	tg.Faults = []targettest.Fault{{Side: Head, Pair: 1, AtRequest: 25, Kind: targettest.Interrupt}}
+	cfg := duetConfig(t, 3, 3, 1)
+	cfg.Load.Duration = config.Duration(5 * time.Second)
+	l := runLoop(ctx, t, tg, cfg, true, nil)
+	if !errors.Is(l.err, context.Canceled) {
+		t.Fatalf("err %v, want the interruption", l.err)
+	}
+	if l.took > 2*time.Second {
+		t.Errorf("Run returned %v after it began; an interruption 50 ms into a 5 s window must end it at once", l.took.Round(time.Millisecond))
+	}
+	sameRuns(t, l)
+	if len(l.runs) != 2 || tg.Started() != 2 {
+		t.Fatalf("%d runs of %d services; want round 1's two and no other started", len(l.runs), tg.Started())
+	}
+	for _, r := range l.runs {
+		if r.Valid || r.InvalidReasons[0] != "interrupted before the window ended" || r.Load.Requests == 0 || r.Load.Requests > 100 {
+			t.Errorf("%s/%d: valid %v %q, %d requests; want interrupted, with the requests sent before it kept", r.Side, r.Pair, r.Valid, r.InvalidReasons, r.Load.Requests)
+		}
+	}
+	noGoroutinesLeft(t, before)
 }

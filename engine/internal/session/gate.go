@@ -75,7 +75,7 @@ func (g *invocation) gate(ctx context.Context, o GateOptions) error {
 	}
 	defer func() {
 		if err := base.Cleanup(); err != nil {
-			fmt.Fprintf(g.stderr, "perfgate: warning: could not remove the base worktree: %v\n", err)
+			g.warn(fmt.Sprintf("could not remove the base worktree: %v", err))
 		}
 	}()
 	if err := g.gateFromBase(ctx, base, o.ConfigPath); err != nil {

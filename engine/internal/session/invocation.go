@@ -173,11 +173,13 @@ var targets = map[string]func(cfg *config.Config, limits cgroup.Limits, out stri
 // binaries: both sides in pairs, or onlySide alone for a recording.
 func (g *invocation) measure(ctx context.Context, binaries map[string]string, onlySide string) error {
 	tg := targets[g.cfg.Target](g.cfg, cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)}, g.out)
+	// Cleanup failures (a cluster or namespace not deleted, an image or a
+	// container not removed) do not change the result, but the user must
+	// know, from the report as much as from the terminal.
+	tg.WarnTo(func(w string) { g.warn(w) })
 	defer func() {
-		// Cleanup failures (a cluster or namespace not deleted, an image
-		// not removed) do not change the result, but the user must know.
 		if err := tg.Close(); err != nil {
-			fmt.Fprintf(g.stderr, "perfgate: WARNING: cleaning up target %s: %v\n", tg.Name(), err)
+			g.warn(fmt.Sprintf("cleaning up target %s: %v", tg.Name(), err))
 		}
 	}()
 	env, err := tg.Prepare(ctx)

@@ -31,9 +31,12 @@ type Spec struct {
 }
 
 // Target starts service processes. Prepare is called once before the
-// first Start, Close once after the last Stop.
+// first Start, Close once after the last Stop. WarnTo, called before
+// Prepare, says where the warnings met after Prepare go (report.Warnings);
+// targets embed a Warner for it.
 type Target interface {
 	Name() string
+	WarnTo(sink func(string))
 	Prepare(ctx context.Context) (Environment, error)
 	Start(ctx context.Context, spec Spec) (Instance, error)
 	Close() error

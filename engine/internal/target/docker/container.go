@@ -284,7 +284,7 @@ func (c *container) Stop() target.Exit {
 		c.exit.OOMKilled = c.exit.OOMKilled || c.watchSawOOMKill(c.exit.Code)
 		c.keepLogs(ctx)
 		if _, err := c.t.docker.run(ctx, "rm", "--force", "--volumes", c.id); err != nil {
-			fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
+			c.t.Warn("could not remove container %s (%v); the next perfgate run on this host removes it, or run docker rm --force %s", c.id[:min(12, len(c.id))], err, c.id)
 		}
 		c.t.live.Track(c, false)
 	})

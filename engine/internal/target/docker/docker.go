@@ -57,6 +57,8 @@ type Target struct {
 	gomaxprocs int
 	placement  target.Placement
 
+	target.Warner
+
 	mu      sync.Mutex
 	images  map[string]string // binary path → loaded image reference
 	live    target.Live[*container]

@@ -114,9 +114,9 @@ func (t *Target) create(ctx context.Context) error {
 		}
 		if attempt == 1 {
 			firstErr = err
-			fmt.Fprintf(os.Stderr, "perfgate: %v\nperfgate: retrying once\n", err)
+			t.Warn("%v; retrying once", err)
 			if err := t.delete(); err != nil {
-				fmt.Fprintf(os.Stderr, "perfgate: removing the half-made cluster before the retry: %v\n", err)
+				t.Warn("removing the half-made cluster before the retry: %v", err)
 			}
 			continue
 		}

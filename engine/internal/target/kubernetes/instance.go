@@ -239,13 +239,13 @@ func (i *instance) delete(ctx context.Context) {
 	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
 	name := i.spec.name()
 	if err := i.t.cluster.clientset.AppsV1().Deployments(i.t.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
-		fmt.Fprintf(os.Stderr, "perfgate: warning: delete Deployment %s: %v\n", name, err)
+		i.t.Warn("could not delete Deployment %s in namespace %s (%v); perfgate deletes the run's objects again when it finishes", name, i.t.namespace, err)
 	}
 	pods := i.t.cluster.clientset.CoreV1().Pods(i.t.namespace)
 	if err := pollUntil(ctx, func() (bool, error) {
 		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: labelSelector(i.spec.labels())})
 		return err == nil && len(list.Items) == 0, err
 	}, "pod of "+name+" to be deleted"); err != nil {
-		fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
+		i.t.Warn("%v; the next run may share the node with it, which makes its CPU figures noisier", err)
 	}
 }

@@ -54,6 +54,8 @@ type Target struct {
 	token      string
 	serviceURL string
 
+	target.Warner
+
 	mu       sync.Mutex
 	live     target.Live[*instance]
 	started  int

@@ -23,6 +23,7 @@ type Target struct {
 	placement  target.Placement
 
 	live target.Live[*process]
+	target.Warner
 }
 
 // New returns a local target that confines each service process to the

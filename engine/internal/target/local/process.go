@@ -161,7 +161,7 @@ func (p *process) Stop() target.Exit {
 				p.exit.OOMKilled = true
 			}
 			if err := p.group.Remove(); err != nil {
-				fmt.Fprintf(os.Stderr, "perfgate: warning: %v\n", err)
+				p.t.Warn("the service's cgroup was not removed (%v); it holds no process, and the next perfgate run on this host removes it", err)
 			}
 		}
 		if p.dir != "" {

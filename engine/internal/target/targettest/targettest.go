@@ -1,5 +1,6 @@
-// Package targettest holds what the targets' tests share: the test
-// service and the checks for a Docker engine.
+// Package targettest holds what the targets' tests share (the test
+// service and the checks for a Docker engine) and Fake, a target for the
+// tests of what drives targets: the experiment loop and the gate.
 package targettest
 
 import (

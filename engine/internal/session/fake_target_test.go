@@ -1,0 +1,105 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/experiment"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target"
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
+)
+
+// gateOnFake measures and concludes a gate of sequential pairs on tg, a
+// fake target attacked by synthetic load (milliseconds, no root), and
+// returns the report as written to report.json and the results directory.
+func gateOnFake(t *testing.T, tg *targettest.Fake, pairs int) (*report.Report, string) {
+	t.Helper()
+	targets["fake"] = func(*config.Config, cgroup.Limits, string) target.Target { return tg }
+	t.Cleanup(func() { delete(targets, "fake") })
+	cfg, err := config.Parse("perfgate.yml", []byte(`
+service: {package: ., args: ["-addr", "{addr}"]}
+experiment: sequential
+load: {rate: 100, warmup: 0s, duration: 1s, requests: ["GET /a"]}
+profiles: []
+validity: {min_cpu_samples: 0, max_generator_cpu: 100%}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Target, cfg.Pairs, cfg.MaxPairs = "fake", pairs, pairs
+	dir, out := t.TempDir(), t.TempDir()
+	binaries := map[string]string{}
+	for _, side := range []string{experiment.Base, experiment.Head} {
+		binaries[side] = filepath.Join(dir, side)
+		if err := os.WriteFile(binaries[side], []byte("not a real binary"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := newInvocation(report.ModeGate, cfg, out, []string{"perfgate", "gate"}, io.Discard, io.Discard)
+	_, _ = g.finish(g.measure(context.Background(), binaries, ""))
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written report.Report
+	if err := json.Unmarshal(data, &written); err != nil {
+		t.Fatal(err)
+	}
+	return &written, out
+}
+
+func TestTargetCleanupWarningsReachTheReport(t *testing.T) {
+	tg := &targettest.Fake{
+		CPUPerRequest: map[string]time.Duration{experiment.Base: 100 * time.Microsecond, experiment.Head: 100 * time.Microsecond},
+		CloseWarning:  "could not remove container 0123456789ab (docker rm: exit status 1)",
+		CloseErr:      errors.New("delete namespace perfgate-0123abcd: the server is currently unable to handle the request"),
+	}
+	rep, _ := gateOnFake(t, tg, 2)
+	for _, want := range []string{
+		"could not remove container 0123456789ab (docker rm: exit status 1)",
+		"cleaning up target fake: delete namespace perfgate-0123abcd: the server is currently unable to handle the request",
+	} {
+		if !slices.Contains(rep.Warnings, want) {
+			t.Errorf("report.json's warnings %q lack %q", rep.Warnings, want)
+		}
+	}
+	if rep.Verdict == report.Error {
+		t.Errorf("verdict %s (%s); a cleanup failure does not change the result", rep.Verdict, rep.Reason)
+	}
+}
+
+func TestThreeInvalidPairsInARowMakeTheGateInvalidWithTheRunsKept(t *testing.T) {
+	tg := &targettest.Fake{CPUPerRequest: map[string]time.Duration{experiment.Base: 100 * time.Microsecond, experiment.Head: 300 * time.Microsecond}}
+	for pair := 1; pair <= 3; pair++ {
+		tg.Faults = append(tg.Faults, targettest.Fault{Side: experiment.Head, Pair: pair, AtRequest: 50, Kind: targettest.Crash})
+	}
+	rep, out := gateOnFake(t, tg, 5)
+	want := "invalid measurement: stopped early: 3 head runs in a row were invalid (last: crashed during the run: signal SIGSEGV)"
+	if rep.Verdict != report.Invalid || rep.Reason != want {
+		t.Errorf("verdict %s (%s); want %s (%s): head crashing is no regression", rep.Verdict, rep.Reason, report.Invalid, want)
+	}
+	if len(rep.Metrics) != 0 || rep.Complete {
+		t.Errorf("%d metrics compared, complete %v; an invalid gate compares nothing and is not complete", len(rep.Metrics), rep.Complete)
+	}
+	if len(rep.Runs) != 6 {
+		t.Fatalf("report.json holds %d runs, want the 3 pairs measured", len(rep.Runs))
+	}
+	for _, r := range rep.Runs {
+		if _, err := os.Stat(filepath.Join(out, r.Dir, "run.json")); err != nil {
+			t.Errorf("%s/%d: %v; every run is written as it is measured", r.Side, r.Pair, err)
+		}
+		if r.Side == experiment.Head && (r.Valid || r.Exit.Signal != "SIGSEGV") {
+			t.Errorf("head/%d: valid %v, exit %+v; want invalid with its crash recorded", r.Pair, r.Valid, r.Exit)
+		}
+	}
+}

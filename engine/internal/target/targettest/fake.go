@@ -1,0 +1,261 @@
+package targettest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/load"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// Fake is a target whose "service processes" are loopback HTTP servers
+// inside the test process, so the experiment loop can be tested in
+// milliseconds without cgroups or root. Each answers the load (and
+// net/http/pprof when asked), and its CPU counter charges a fixed cost
+// per request served: exact figures to assert on.
+//
+// Its services are attacked either by perfgate's real load generator
+// (a duet ignores RemoteLoad) or, in a sequential experiment, by a
+// synthetic one (FakeInstance.Generator) that "sends" a window's requests
+// at once, without waiting for the window's duration to pass.
+//
+// The side of a service is the base name of its binary (an experiment's
+// copies keep it); which pair or round it belongs to is counted from the
+// order of starts, two per unit, as both a duet and sequential pairs
+// start them.
+type Fake struct {
+	target.Warner
+	// CPUPerRequest is what one request costs each side's service.
+	CPUPerRequest map[string]time.Duration
+	// Pprof makes the services answer net/http/pprof with the test
+	// process's own profiles. Without it the experiment measures load and
+	// CPU only and skips the retained figures, whose reads wait for the
+	// goroutine count to settle (100 ms and more per run).
+	Pprof bool
+	// Faults strike the services named in them.
+	Faults []Fault
+	// Interrupt is called by an Interrupt fault (the test's cancel).
+	Interrupt context.CancelFunc
+	// CloseWarning, when set, is warned through the Warner at Close (a
+	// container that would not go), and CloseErr returned by it.
+	CloseWarning string
+	CloseErr     error
+
+	mu      sync.Mutex
+	started int
+	live    target.Live[*FakeInstance]
+}
+
+// Fault is something going wrong with one service at one request.
+type Fault struct {
+	Side string
+	Pair int
+	// AtRequest is the request (from 1, as the service counts them)
+	// during which the fault strikes.
+	AtRequest int64
+	Kind      FaultKind
+}
+
+// FaultKind is what goes wrong.
+type FaultKind int
+
+const (
+	// Crash kills the service (SIGSEGV): its counters vanish, its
+	// connections close and Exited is closed.
+	Crash FaultKind = iota + 1
+	// CountersFail makes every later counter read fail although the
+	// service lives on (a cgroup file that cannot be read).
+	CountersFail
+	// Interrupt calls Fake.Interrupt, as a user pressing Ctrl-C would.
+	Interrupt
+)
+
+// ErrCountersGone is the error of a counter read that a fault broke.
+var ErrCountersGone = errors.New("fake: counters cannot be read")
+
+func (f *Fake) Name() string { return "fake" }
+
+func (f *Fake) Prepare(context.Context) (target.Environment, error) {
+	return target.Environment{Target: "fake", Confinement: "unconfined"}, nil
+}
+
+// Close stops what is still running and reports CloseWarning and
+// CloseErr, as a target whose cleanup partly failed.
+func (f *Fake) Close() error {
+	f.live.Each(func(i *FakeInstance) { i.Stop() })
+	if f.CloseWarning != "" {
+		f.Warn("%s", f.CloseWarning)
+	}
+	return f.CloseErr
+}
+
+// Started is how many services were started.
+func (f *Fake) Started() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.started
+}
+
+func (f *Fake) Start(_ context.Context, spec target.Spec) (target.Instance, error) {
+	f.mu.Lock()
+	f.started++
+	pair := (f.started + 1) / 2
+	f.mu.Unlock()
+	side := filepath.Base(spec.Binary)
+	i := &FakeInstance{fake: f, cost: f.CPUPerRequest[side].Nanoseconds(), exited: make(chan struct{})}
+	for _, fault := range f.Faults {
+		if fault.Side == side && fault.Pair == pair {
+			i.faults = append(i.faults, fault)
+		}
+	}
+	mux := http.NewServeMux()
+	if f.Pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	} else {
+		mux.HandleFunc("/debug/pprof/", http.NotFound) // not a request of the load
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		if !i.serve() {
+			panic(http.ErrAbortHandler) // a dead service answers nothing
+		}
+		io.WriteString(w, "ok")
+	})
+	i.srv = httptest.NewServer(mux)
+	f.live.Track(i, true)
+	return i, nil
+}
+
+// FakeInstance is one fake service process.
+type FakeInstance struct {
+	fake     *Fake
+	srv      *httptest.Server
+	cost     int64 // CPU nanoseconds per request
+	faults   []Fault
+	requests atomic.Int64
+	exited   chan struct{}
+
+	countersGone atomic.Bool
+	crashOnce    sync.Once
+	crashed      atomic.Bool
+	stopOnce     sync.Once
+}
+
+func (i *FakeInstance) BaseURL() string { return i.srv.URL }
+
+// serve counts one request and lets the faults due at it strike; it
+// reports whether the service was alive to answer it.
+func (i *FakeInstance) serve() bool {
+	if i.crashed.Load() {
+		return false
+	}
+	n := i.requests.Add(1)
+	for _, fault := range i.faults {
+		if fault.AtRequest != n {
+			continue
+		}
+		switch fault.Kind {
+		case Crash:
+			// Dead to the requests that follow at once; the rest of the
+			// crash not from within this request, whose handler closing
+			// the server's connections would wait for.
+			i.crashed.Store(true)
+			go i.crash()
+		case CountersFail:
+			i.countersGone.Store(true)
+		case Interrupt:
+			i.fake.Interrupt()
+		}
+	}
+	return true
+}
+
+func (i *FakeInstance) Counters() (target.Counters, error) {
+	if i.crashed.Load() || i.countersGone.Load() {
+		return target.Counters{}, ErrCountersGone
+	}
+	return target.Counters{At: time.Now(), ProcessCPUNano: i.requests.Load() * i.cost}, nil
+}
+
+func (i *FakeInstance) Exited() <-chan struct{} { return i.exited }
+
+func (i *FakeInstance) crash() {
+	i.crashOnce.Do(func() {
+		i.srv.CloseClientConnections()
+		close(i.exited)
+	})
+}
+
+func (i *FakeInstance) Stop() target.Exit {
+	exit := target.Exit{ExitedOnItsOwn: i.crashed.Load()}
+	if exit.ExitedOnItsOwn {
+		exit.Signal, exit.StderrTail = "SIGSEGV", "panic: runtime error: invalid memory address or nil pointer dereference"
+	}
+	i.stopOnce.Do(func() {
+		i.crashOnce.Do(func() { close(i.exited) })
+		i.srv.Close()
+		i.fake.live.Track(i, false)
+	})
+	return exit
+}
+
+// Generator is the synthetic load generator of a sequential experiment
+// (target.RemoteLoad): perfgate's own would spend the window's real
+// seconds on loopback requests.
+func (i *FakeInstance) Generator(rate float64, _ time.Duration, _ []load.Request) (load.Attacker, error) {
+	return &syntheticLoad{inst: i, rate: rate}, nil
+}
+
+// syntheticLoad "sends" an attack's requests to its instance at once and
+// summarises them as if they had been paced at rate over the attack's
+// duration, each answered in a millisecond. Requests to a dead service
+// fail. A cancelled ctx stops it, as it stops the real generator.
+type syntheticLoad struct {
+	inst *FakeInstance
+	rate float64
+}
+
+func (s *syntheticLoad) Attack(ctx context.Context, a load.Attack) (load.Summary, error) {
+	began := time.Now()
+	planned := int(math.Round(s.rate * a.Duration.Seconds()))
+	var sent, answered int
+	for sent < planned && ctx.Err() == nil {
+		sent++
+		if s.inst.serve() {
+			answered++
+		}
+	}
+	seconds := a.Duration.Seconds()
+	perSecond := make([]uint64, int(math.Ceil(seconds)))
+	for k := range sent {
+		perSecond[min(len(perSecond)-1, int(float64(k)/s.rate))]++
+	}
+	ms := time.Millisecond
+	summary := load.Summary{Began: began, RequestsPerSecond: perSecond, Load: report.Load{
+		Requests: uint64(sent), TargetRate: s.rate,
+		AchievedRate: float64(sent) / seconds, Throughput: float64(answered) / seconds,
+		StatusCodes: map[string]int{"200": answered}, Duration: a.Duration,
+		Latency: report.Latency{Mean: ms, P50: ms, P90: ms, P95: ms, P99: ms, Max: ms},
+	}}
+	if sent > 0 {
+		summary.SuccessRatio = float64(answered) / float64(sent)
+		summary.ErrorRate = 1 - summary.SuccessRatio
+	}
+	if failed := sent - answered; failed > 0 {
+		summary.StatusCodes["0"] = failed
+		summary.Errors = []string{"connection refused"}
+	}
+	return summary, ctx.Err()
+}
+
+func (s *syntheticLoad) Close() {}
