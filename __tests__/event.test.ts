@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { describeEvent, type EventContext } from '../src/event.js'
 import { getInputs } from '../src/inputs.js'
 import { refuseUnsafeEvent } from '../src/refuse.js'
-import { failureFor } from '../src/decide.js'
+import { failureFor } from '../src/step-failure.js'
 
 const repo = { owner: 'acme', repo: 'shop' }
 const pr = (headRepo: string | null) => ({
