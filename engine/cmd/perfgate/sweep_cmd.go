@@ -25,10 +25,11 @@ type sweepPart struct {
 	sweep func(ctx context.Context, toolPath string) (owner.Swept, error)
 }
 
-// sweepCommand (`perfgate sweep`) removes what perfgate processes of this host identity left when
-// they died without cleaning up (SIGKILL, a job timing out): the Action's
-// post step runs it. Each target sweeps the same at its start; this does
-// all of them at once, whatever the config's target.
+// sweepCommand (`perfgate sweep`) removes what perfgate processes of this
+// host identity left when they died without cleaning up (SIGKILL, a job
+// timing out): the Action's post step runs it. Each target sweeps the same
+// at its start; this does all of them at once, whatever the config's
+// target.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
