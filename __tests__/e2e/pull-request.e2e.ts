@@ -80,15 +80,18 @@ const pullRequestPayload = (headRepo = 'acme/shop') => ({
 
 /**
  * runAction runs a scenario; a run whose local-action process itself died
- * of SIGSEGV (status 139) is run again, at most twice. Node crashes so now
- * and then under emulation (scripts/vm runs these scenarios under qemu's
- * TCG); that is the emulator, not the action, and says nothing about it.
+ * of a signal (status 128 + signal: 139 SIGSEGV and 132 SIGILL were seen)
+ * is run again, at most twice. Node crashes so now and then under
+ * emulation (scripts/vm runs these scenarios under qemu's TCG); that is the
+ * emulator, not the action: the action's own failures end Node with
+ * status 1, and the engine is a child whose death Node survives.
  */
 async function runAction(scenario: Scenario): Promise<{ output: string; artifacts: string[]; summary: string; dir: string }> {
   for (let crashes = 0; ; crashes++) {
     const result = await runActionOnce(scenario)
-    if (crashes === 2 || !/Command failed: npm exec tsx[\s\S]*status: 139/.test(result.output)) return result
-    console.warn(`scenario ${scenario.name}: local-action died of SIGSEGV (status 139); running it again`)
+    const status = Number(/Command failed: npm exec tsx[\s\S]*status: (\d+)/.exec(result.output)?.[1] ?? 0)
+    if (crashes === 2 || status <= 128) return result
+    console.warn(`scenario ${scenario.name}: local-action died of signal ${status - 128} (status ${status}); running it again`)
     rmSync(result.dir, { recursive: true, force: true })
   }
 }
