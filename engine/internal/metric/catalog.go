@@ -11,10 +11,10 @@ var (
 	CPU = &Metric{Name: "cpu", Unit: "µs/req", Value: measured, Scale: Relative,
 		Gate:  &Gate{Key: "gate.cpu", Threshold: func(g config.Gate) float64 { return float64(g.CPU) }},
 		Bench: &Bench{Unit: "cpu-ns/req", Factor: 1e3}}
-	Allocs = &Metric{Name: "allocs", Unit: "allocs/req", Value: func(f report.Figures) (float64, bool) { return optional(f.AllocsPerRequest) }, Scale: Relative,
+	Allocs = &Metric{Name: "allocs", Unit: "allocs/req", Value: func(f report.Figures) (float64, bool) { return optional(f.AllocsPerRequest) }, Scale: Relative, Portable: true,
 		Gate:  &Gate{Key: "gate.allocs", Threshold: func(g config.Gate) float64 { return float64(g.Allocs) }},
 		Bench: &Bench{Unit: "allocs/req", Factor: 1, Digits: 2}}
-	Bytes = &Metric{Name: "bytes", Unit: "B/req", Value: func(f report.Figures) (float64, bool) { return optional(f.BytesPerRequest) }, Scale: Relative,
+	Bytes = &Metric{Name: "bytes", Unit: "B/req", Value: func(f report.Figures) (float64, bool) { return optional(f.BytesPerRequest) }, Scale: Relative, Portable: true,
 		Gate:  &Gate{Key: "gate.bytes", Threshold: func(g config.Gate) float64 { return float64(g.Bytes) }},
 		Bench: &Bench{Unit: "B/req", Factor: 1, Digits: 1}}
 	Errors = &Metric{Name: "errors", Unit: "ratio", Value: func(f report.Figures) (float64, bool) { return f.ErrorRate, true }, Scale: Absolute, Display: Percentage,
@@ -34,7 +34,7 @@ var (
 	LatencyP99 = latency("latency_p99", "p99-ns", func(f report.Figures) float64 { return f.LatencyP99Ms })
 	LatencyMax = &Metric{Name: "latency_max", Unit: "ms", Value: func(f report.Figures) (float64, bool) { return f.LatencyMaxMs, true }, Scale: Relative,
 		Bench: &Bench{Unit: "max-ns", Factor: 1e6}}
-	Throughput = &Metric{Name: "throughput", Unit: "req/s", Value: func(f report.Figures) (float64, bool) { return f.Throughput, true }, Scale: Relative,
+	Throughput = &Metric{Name: "throughput", Unit: "req/s", Value: func(f report.Figures) (float64, bool) { return f.Throughput, true }, Scale: Relative, HigherIsBetter: true,
 		Bench: &Bench{Unit: "req/s", Factor: 1, Digits: 2}}
 	Throttled = &Metric{Name: "throttled", Unit: "ratio", Value: func(f report.Figures) (float64, bool) { return f.ThrottledRatio, true }, Scale: Absolute, Display: Percentage}
 	// MemoryPeak is compared and shown but never gates: the peak follows

@@ -57,6 +57,13 @@ type Metric struct {
 	// Gate is how the metric takes part in the paired comparison; nil
 	// for figures that are only summarised as medians.
 	Gate *Gate
+	// Portable metrics read the same on any machine (allocation counts
+	// depend on the code, not the CPU): a nightly trend puts entries from
+	// different machines in one series only for them.
+	Portable bool
+	// HigherIsBetter is true for metrics where a rise is an improvement
+	// (throughput); for all others a rise is a regression.
+	HigherIsBetter bool
 	// Bench is how the metric is written in bench/<side>.txt and the
 	// benchstat table; nil for figures benchstat cannot compare
 	// (relative changes of values near 0).
