@@ -120,7 +120,11 @@ type Confirmation struct {
 	Outcome  string     `json:"outcome"` // the gate's: regression, improvement, unchanged, inconclusive
 	Gates    int        `json:"gates"`
 	Reason   string     `json:"reason,omitempty"`
-	// Functions are the confirming gate's largest function deltas.
+	// Results is the results directory of the gate that last showed the
+	// step (the commit's own gate after bisection), relative to the trend
+	// output: its profiles open with go tool pprof -diff_base.
+	Results string `json:"results,omitempty"`
+	// Functions are that gate's largest function deltas.
 	Functions []Function `json:"functions,omitempty"`
 }
 

@@ -1,0 +1,66 @@
+package trend
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/build"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/session"
+)
+
+// Checkout is where the gates build: src is the service's directory in a
+// git checkout holding both commits of every step (a full clone:
+// fetch-depth 0 in CI), configPath its perfgate.yml.
+type Checkout struct {
+	Src        string
+	ConfigPath string
+	Target     string
+	// Stderr gets each gate's progress.
+	Stderr io.Writer
+}
+
+// Gate is the real Gater: `perfgate gate --base <before>` with head a
+// temporary worktree of after, the service's directory and perfgate.yml
+// taken at the same place in it as in the checkout.
+func (c Checkout) Gate(ctx context.Context, before, after, out string) (*report.Report, error) {
+	rel, err := filepath.Rel(c.Src, c.ConfigPath)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("--config %s is not inside --src %s: a confirming gate needs the config at each commit", c.ConfigPath, c.Src)
+	}
+	head, err := build.ResolveBase(ctx, after, c.Src)
+	if err != nil {
+		return nil, fmt.Errorf("check out %s: %w", short(after), err)
+	}
+	defer head.Cleanup()
+	fmt.Fprintf(c.Stderr, "perfgate trend: paired gate %s (base) vs %s (head) → %s\n", short(before), short(after), out)
+	return session.Gate(ctx, session.GateOptions{
+		ConfigPath: filepath.Join(head.Dir, rel), Base: before, Head: head.Dir, Out: out, Target: c.Target,
+		Command: []string{"perfgate", "gate", "--base", before, "--head", after, "--out", out},
+		Stdout:  io.Discard, Stderr: c.Stderr,
+	})
+}
+
+// Commits is the real Commits: git rev-list of the range in the checkout.
+// A before that is not an ancestor of after (history rewritten) leaves
+// after alone in the range.
+func (c Checkout) Commits(ctx context.Context, before, after string) ([]string, error) {
+	for _, commit := range []string{before, after} {
+		if err := exec.CommandContext(ctx, "git", "-C", c.Src, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
+			return nil, fmt.Errorf("commit %s is not in the checkout at %s; check out the full history (actions/checkout with fetch-depth: 0)", short(commit), c.Src)
+		}
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", c.Src, "rev-list", "--reverse", "--ancestry-path", before+".."+after).Output()
+	if err != nil {
+		return nil, fmt.Errorf("list the commits from %s to %s: %w", short(before), short(after), err)
+	}
+	commits := strings.Fields(string(out))
+	if len(commits) == 0 {
+		return []string{after}, nil
+	}
+	return commits, nil
+}

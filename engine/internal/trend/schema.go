@@ -1,0 +1,112 @@
+// Package trend reads a config's nightly history (package history), finds
+// the steps in each metric's series (package changepoint), confirms each
+// new step with paired gates of the commits on both sides, bisecting a
+// range within a budget, and writes what it found: trend.json for
+// programs (the Action's alarm), summary.md for the job summary, alarm.md
+// for the sticky issue, and index.html with a chart per series.
+//
+// A suspected step is a guess made from runs on different nights, maybe on
+// different machines; only a confirmed one raises the alarm.
+package trend
+
+import (
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/history"
+)
+
+// Schema is the version of trend.json; its compatibility rules are
+// report.json's (docs/trends.md).
+const Schema = 1
+
+// Alarm states: what the config's sticky issue should be after this trend.
+const (
+	// AlarmOpen: a confirmed regression is not reversed; open or update
+	// the issue.
+	AlarmOpen = "open"
+	// AlarmResolved: every confirmed regression was reversed by a later
+	// confirmed improvement; close the issue if it is open.
+	AlarmResolved = "resolved"
+	// AlarmNone: no confirmed regression was ever found.
+	AlarmNone = "none"
+)
+
+// Trend is trend.json.
+type Trend struct {
+	Schema    int       `json:"schema"`
+	Config    string    `json:"config"`
+	Generated time.Time `json:"generated"`
+	// Entries is how many history entries were read; Used how many
+	// entered a series (valid recordings).
+	Entries  int      `json:"entries"`
+	Used     int      `json:"used"`
+	Series   []Series `json:"series"`
+	Alarm    Alarm    `json:"alarm"`
+	Warnings []string `json:"warnings"`
+	// Settings are the detection settings the steps were found with.
+	Settings Settings `json:"settings"`
+}
+
+// Settings are the change-point detection's parameters.
+type Settings struct {
+	Alpha        float64 `json:"alpha"`
+	MinMagnitude float64 `json:"min_magnitude"` // relative metrics, a fraction
+	MinSegment   int     `json:"min_segment"`
+	Confirm      bool    `json:"confirm"`
+	Budget       int     `json:"budget"`
+}
+
+// Series is one metric's entries measured on one machine (or on any, for
+// portable metrics), in time order.
+type Series struct {
+	Metric string `json:"metric"`
+	Unit   string `json:"unit"`
+	// Machine is the entries' Fingerprint.Machine, "" for a portable
+	// metric; MachineDescription says it in words.
+	Machine            string  `json:"machine"`
+	MachineDescription string  `json:"machine_description"`
+	Points             []Point `json:"points"`
+	Steps              []Step  `json:"steps"`
+}
+
+// Point is one entry's summary of the metric.
+type Point struct {
+	Commit string    `json:"commit"`
+	Label  string    `json:"label"`
+	Time   time.Time `json:"time"`
+	Median float64   `json:"median"`
+	Low    float64   `json:"low"`
+	High   float64   `json:"high"`
+	// Artifact is where the entry's raw profiles are, when recorded.
+	Artifact *history.Artifact `json:"artifact,omitempty"`
+}
+
+// Step is a change point of a series.
+type Step struct {
+	// Index is the first point after the step.
+	Index int `json:"index"`
+	// Before and After are the last commit before the step and the first
+	// after it: the range a culprit is in.
+	Before string `json:"before"`
+	After  string `json:"after"`
+	// BeforeLevel and AfterLevel are the medians of the segments either
+	// side; Magnitude their change (a fraction for relative metrics).
+	BeforeLevel float64 `json:"before_level"`
+	AfterLevel  float64 `json:"after_level"`
+	Magnitude   float64 `json:"magnitude"`
+	P           float64 `json:"p"`
+	// Direction is "regression" or "improvement" by the metric's sense.
+	Direction string `json:"direction"`
+	// Confirmation is the paired gates' finding, from this run or an
+	// earlier one; nil when the step was not checked (no --confirm).
+	Confirmation *history.Confirmation `json:"confirmation,omitempty"`
+}
+
+// Alarm is what the Action does with the config's sticky issue.
+type Alarm struct {
+	State string `json:"state"`
+	Title string `json:"title"`
+	// Open are the confirmed regressions no later confirmed improvement
+	// reversed.
+	Open []history.Confirmation `json:"open,omitempty"`
+}

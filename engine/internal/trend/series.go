@@ -1,0 +1,86 @@
+package trend
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// Trended reports whether a metric gets a series: every metric that can
+// gate a pull request (the latency quantiles among them) and throughput.
+// memory_peak is compared but never gates, and follows the garbage
+// collector's pacing as much as the code.
+func Trended(m *metric.Metric) bool {
+	return m == metric.Throughput || (m.Compared() && m.Gate.Key != "")
+}
+
+// buildSeries puts the valid entries' summaries into one series per
+// trended metric and machine (one per metric for portable metrics), in
+// time order. An invalid recording's numbers never enter a series.
+func buildSeries(entries []history.Entry) []Series {
+	var out []Series
+	for _, m := range metric.Catalog {
+		if !Trended(m) {
+			continue
+		}
+		groups := map[string]*Series{}
+		var order []string
+		for _, e := range entries {
+			if e.Verdict != report.Pass {
+				continue
+			}
+			s, ok := e.Metrics[m.Name]
+			if !ok || s.N == 0 {
+				continue
+			}
+			machine := e.Fingerprint.Machine
+			if m.Portable {
+				machine = ""
+			}
+			g := groups[machine]
+			if g == nil {
+				g = &Series{Metric: m.Name, Unit: m.Unit, Machine: machine, MachineDescription: describeMachine(e.Fingerprint, m.Portable)}
+				groups[machine] = g
+				order = append(order, machine)
+			}
+			g.Points = append(g.Points, Point{Commit: e.Commit, Label: e.Label, Time: e.Time, Median: s.Median, Low: s.Low, High: s.High, Artifact: e.Artifact})
+		}
+		// The longest series first: it is the machine the nightly job
+		// usually gets.
+		sort.SliceStable(order, func(i, j int) bool { return len(groups[order[i]].Points) > len(groups[order[j]].Points) })
+		for _, machine := range order {
+			out = append(out, *groups[machine])
+		}
+	}
+	return out
+}
+
+// describeMachine says in words what a series' entries share.
+func describeMachine(f history.Fingerprint, portable bool) string {
+	if portable {
+		return "any machine (allocation counts do not depend on it)"
+	}
+	var parts []string
+	cpu := f.CPUModel
+	if cpu == "" {
+		cpu = "unknown CPU"
+	}
+	parts = append(parts, fmt.Sprintf("%s ×%d", cpu, f.CPUs))
+	if f.Target != "" {
+		parts = append(parts, f.Target)
+	}
+	if f.Confinement != "" {
+		parts = append(parts, f.Confinement)
+	}
+	if f.CPUMillicores > 0 {
+		parts = append(parts, fmt.Sprintf("%dm CPU", f.CPUMillicores))
+	}
+	if f.MemoryBytes > 0 {
+		parts = append(parts, fmt.Sprintf("%d MiB", f.MemoryBytes>>20))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,168 @@
+package trend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/history"
+)
+
+// Default detection settings: p ≤ 0.001 as Apache Otava and MongoDB use,
+// steps of at least 1% (relative metrics), four entries on each side.
+const (
+	DefaultAlpha        = 0.001
+	DefaultMinMagnitude = 0.01
+	DefaultMinSegment   = 4
+	DefaultBudget       = 3
+)
+
+// Options are `perfgate trend`'s.
+type Options struct {
+	HistoryDir string
+	// Config is the history file's name (history.ConfigName).
+	Config string
+	Out    string
+	// Gate holds the thresholds that are the smallest step of absolute
+	// metrics (errors, goroutines, heap).
+	Gate     config.Gate
+	Settings Settings
+	// Checkout builds and gates the commits of new steps; nil (no
+	// --confirm) leaves steps unchecked.
+	Checkout *Checkout
+	Links    Links
+	Now      func() time.Time
+	Stderr   io.Writer
+}
+
+// Output files, in Out.
+const (
+	TrendJSON    = "trend.json"
+	SummaryMD    = "summary.md"
+	AlarmMD      = "alarm.md"
+	IndexHTML    = "index.html"
+	RecordsJSONL = "history-records.jsonl"
+)
+
+// Run reads the history, finds and confirms steps, adds new
+// confirmations to the history and writes the outputs.
+func Run(ctx context.Context, o Options) (*Trend, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	file, err := history.Read(o.HistoryDir, o.Config)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trend{Schema: Schema, Config: o.Config, Generated: o.Now().UTC(), Entries: len(file.Entries), Settings: o.Settings, Warnings: append([]string{}, file.Warnings...)}
+	t.Settings.Confirm = o.Checkout != nil
+	for _, e := range file.Entries {
+		if e.Verdict == "pass" {
+			t.Used++
+		}
+	}
+	t.Series = buildSeries(file.Entries)
+	t.Warnings = append(t.Warnings, findSteps(t.Series, t.Settings, o.Gate)...)
+
+	known := map[string]history.Confirmation{}
+	for _, c := range file.Confirmations {
+		known[c.ID] = c
+	}
+	var added []history.Confirmation
+	var c *confirmer
+	if o.Checkout != nil {
+		c = &confirmer{gate: o.Checkout.Gate, commits: o.Checkout.Commits, budget: o.Settings.Budget, out: o.Out, config: o.Config, now: o.Now}
+	}
+	for i := range t.Series {
+		for j := range t.Series[i].Steps {
+			st := &t.Series[i].Steps[j]
+			id := confirmationID(t.Series[i], *st)
+			if k, ok := known[id]; ok {
+				st.Confirmation = &k
+				continue
+			}
+			if c == nil {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				t.Warnings = append(t.Warnings, "interrupted before every step was confirmed")
+				break
+			}
+			conf := c.confirm(ctx, t.Series[i], *st)
+			st.Confirmation = &conf
+			known[id] = conf
+			added = append(added, conf)
+		}
+	}
+	if err := keep(o, added, t); err != nil {
+		return t, err
+	}
+	all := make([]history.Confirmation, 0, len(known))
+	for _, k := range file.Confirmations {
+		all = append(all, k)
+	}
+	all = append(all, added...)
+	t.Alarm = alarmOf(o.Config, all)
+	return t, write(o, t)
+}
+
+// keep adds the new confirmations to the history directory and writes
+// them to history-records.jsonl, for the Action to add to the data
+// branch when another writer got there first.
+func keep(o Options, added []history.Confirmation, t *Trend) error {
+	f, err := os.Create(filepath.Join(o.Out, RecordsJSONL))
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, c := range added {
+		if err := enc.Encode(c); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	lines := make([]any, len(added))
+	for i, c := range added {
+		lines[i] = c
+	}
+	_, warnings, err := history.Add(o.HistoryDir, o.Config, history.DefaultKeep, lines...)
+	t.Warnings = append(t.Warnings, warnings...)
+	if err != nil {
+		return fmt.Errorf("add the confirmations to the history at %s: %w", o.HistoryDir, err)
+	}
+	return nil
+}
+
+// write writes trend.json, summary.md, alarm.md and index.html.
+func write(o Options, t *Trend) error {
+	data, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	files := map[string]string{
+		TrendJSON: string(data) + "\n",
+		SummaryMD: summaryMarkdown(t, o.Links),
+		AlarmMD:   alarmMarkdown(o.Config, t.Alarm, t.Series, o.Links),
+		IndexHTML: pageHTML(t),
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(o.Out, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
