@@ -53,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return reportCommand(args[1:], stdout, stderr)
 	case "sweep":
 		return sweepCommand(ctx, args[1:], stdout, stderr)
+	case "trend":
+		return trendCommand(ctx, args[1:], stdout, stderr)
 	case "config":
 		if len(args) != 3 || args[1] != "check" {
 			fmt.Fprint(stderr, "usage: perfgate config check perfgate.yml\n")

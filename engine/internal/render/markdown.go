@@ -44,6 +44,7 @@ func MarkdownWithReproduction(rep *report.Report, r Reproduction) string {
 		{name: "verdict", text: verdictSection(rep)},
 		{name: "config changes", text: configChangesSection(rep)},
 		{name: "metrics", text: metricsSection(rep), optional: true, priority: 9},
+		{name: "main's trend", text: mainHistorySection(rep), optional: true, priority: 4},
 		{name: "environment", text: environmentSection(rep), optional: true, priority: 5},
 		{name: "functions", text: functionsSection(rep), optional: true, priority: 6},
 		{name: "hints", text: hintsSection(rep), optional: true, priority: 8},

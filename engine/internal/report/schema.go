@@ -97,6 +97,9 @@ type Report struct {
 	Functions []Function     `json:"functions"`
 	Hints     []Hint         `json:"hints"`
 	Warnings  []string       `json:"warnings"`
+	// MainHistory is main's nightly trend, when the gate was given one
+	// (--history).
+	MainHistory *MainHistory `json:"main_history,omitempty"`
 }
 
 // Recording reports whether the report measured one tree (perfgate run)

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/trend"
+)
+
+// TestTrendFindsConfirmsAndBisectsAPlantedRegression is the nightly job on
+// a real history: a test repository of the example service gets 17
+// commits, the eighth planting the fmt.Sprintf trace (allocations per
+// search triple). perfgate run records 14 of them, skipping the planted
+// commit and the two after it, so the step's range holds four commits.
+// perfgate trend --confirm must find the allocs step there, confirm it
+// with a paired gate of its two ends and name the planted commit by
+// bisection within the default budget.
+func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records 14 revisions and runs 3 gates (about 5 minutes)")
+	}
+	repo := filepath.Join(t.TempDir(), "repo")
+	if out, err := exec.Command("cp", "-r", exampleService(t), repo).CombinedOutput(); err != nil {
+		t.Fatalf("copy example: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "perfgate.yml"), []byte(decisiveExperiment), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=perfgate test", "-c", "user.email=test@example.com"}, args...)...)
+		cmd.Dir = repo
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	var commits []string
+	const planted = 7
+	for i := 0; i < 17; i++ {
+		if i == planted {
+			git("apply", filepath.Join(repoRoot(t), "examples", "regressions", "alloc-sprintf.patch"))
+		} else if err := os.WriteFile(filepath.Join(repo, "CHANGES"), []byte(fmt.Sprintf("change %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("add", "-A")
+		git("commit", "-q", "-m", fmt.Sprintf("change %d", i))
+		commits = append(commits, git("rev-parse", "HEAD"))
+	}
+
+	// Recordings run 3 windows each (the gates need the repository's 6 to
+	// reach significance): the same perfgate.yml otherwise, so the same
+	// history file (its name comes from the file name).
+	recordConfig := filepath.Join(t.TempDir(), "perfgate.yml")
+	if err := os.WriteFile(recordConfig, []byte(strings.Replace(decisiveExperiment, "pairs: 6", "pairs: 3", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	historyDir := filepath.Join(t.TempDir(), "history")
+	for i, c := range commits {
+		if i >= planted && i < planted+3 {
+			continue
+		}
+		git("checkout", "-q", c)
+		var stdout, stderr bytes.Buffer
+		out := filepath.Join(t.TempDir(), "results")
+		code := run(context.Background(), []string{"run", "--config", recordConfig, "--src", repo, "--label", c[:7], "--out", out, "--history", historyDir}, &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("perfgate run of commit %d: exit %d\n%s\n%s", i, code, stdout.String(), stderr.String())
+		}
+	}
+	git("checkout", "-q", "main")
+
+	out := filepath.Join(t.TempDir(), "trend")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"trend", "--config", filepath.Join(repo, "perfgate.yml"), "--src", repo, "--history", historyDir, "--out", out, "--confirm", "--repository", "perfgate/example", "--run-id", "42", "--artifact-name", "perfgate-trend"}, &stdout, &stderr)
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("perfgate trend: exit %d", code)
+	}
+	data, err := os.ReadFile(filepath.Join(out, trend.TrendJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr trend.Trend
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("trend.json: %v", err)
+	}
+	if tr.Entries != 14 || tr.Used != 14 {
+		t.Errorf("%d entries, %d used; want 14 and 14", tr.Entries, tr.Used)
+	}
+	var allocs *trend.Step
+	for _, s := range tr.Series {
+		for i, st := range s.Steps {
+			if s.Metric == "allocs" {
+				allocs = &s.Steps[i]
+			}
+			t.Logf("%s on %s: step at %d (%s..%s) %+.3f p=%.4g confirmation %+v", s.Metric, s.MachineDescription, st.Index, st.Before[:7], st.After[:7], st.Magnitude, st.P, st.Confirmation)
+		}
+	}
+	if allocs == nil {
+		t.Fatal("no allocs step found")
+	}
+	if allocs.Before != commits[planted-1] || allocs.After != commits[planted+3] || allocs.Direction != trend.Regression || allocs.Magnitude < 1 {
+		t.Errorf("allocs step %s..%s %s %+.2f; want %s..%s, a regression of more than +100%%", allocs.Before[:7], allocs.After[:7], allocs.Direction, allocs.Magnitude, commits[planted-1][:7], commits[planted+3][:7])
+	}
+	c := allocs.Confirmation
+	if c == nil || c.Status != history.Confirmed || c.Commit != commits[planted] || c.Gates != 3 || len(c.Narrowed) != 0 {
+		t.Fatalf("allocs confirmation %+v; want confirmed at the planted commit %s after 3 gates", c, commits[planted][:7])
+	}
+	if c.Estimate < 1 || c.CI[0] <= 0 || c.Outcome != "regression" {
+		t.Errorf("confirming gate: estimate %+.2f CI %v outcome %s; want a regression above +100%%", c.Estimate, c.CI, c.Outcome)
+	}
+	if !hasFunction(c.Functions, "fmt.Sprintf") {
+		t.Errorf("confirming gate's functions %+v do not name fmt.Sprintf", c.Functions)
+	}
+	openAllocs := false
+	for _, o := range tr.Alarm.Open {
+		openAllocs = openAllocs || (o.Metric == "allocs" && o.Commit == commits[planted])
+	}
+	if tr.Alarm.State != trend.AlarmOpen || !openAllocs {
+		t.Errorf("alarm %+v; want open, naming the allocs regression", tr.Alarm)
+	}
+	alarm, err := os.ReadFile(filepath.Join(out, trend.AlarmMD))
+	if err != nil || !strings.HasPrefix(string(alarm), trend.Marker("perfgate")+"\n") ||
+		!strings.Contains(string(alarm), "gh run download 42 -n perfgate-trend") ||
+		!strings.Contains(string(alarm), "https://github.com/perfgate/example/commit/"+commits[planted]) {
+		t.Errorf("alarm.md: %v\n%s", err, alarm)
+	}
+	if _, err := os.Stat(filepath.Join(out, c.Results, "head.allocs.pb.gz")); err != nil {
+		t.Errorf("the confirming gate's profiles are not in the trend output: %v", err)
+	}
+
+	// The confirmation is kept: the next night checks nothing again.
+	file, err := history.Read(historyDir, "perfgate")
+	if err != nil || len(file.Confirmations) == 0 {
+		t.Fatalf("history after trend: %v, %d confirmations", err, len(file.Confirmations))
+	}
+	stdout.Reset()
+	stderr.Reset()
+	again := filepath.Join(t.TempDir(), "again")
+	if code := run(context.Background(), []string{"trend", "--config", filepath.Join(repo, "perfgate.yml"), "--src", repo, "--history", historyDir, "--out", again, "--confirm"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("second trend: exit %d\n%s", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "paired gate") {
+		t.Errorf("the second trend ran gates again:\n%s", stderr.String())
+	}
+}
+
+func hasFunction(fs []history.Function, name string) bool {
+	for _, f := range fs {
+		if strings.Contains(f.Name, name) {
+			return true
+		}
+	}
+	return false
+}

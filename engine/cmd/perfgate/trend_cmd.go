@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"regexp"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/trend"
+)
+
+// repositoryPattern is GitHub's owner/name: the only repository a link is
+// built from.
+var repositoryPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+
+// artifactPattern is what alarm.md's `gh run download -n` may name.
+var artifactPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+
+// trendCommand (`perfgate trend`) reads a config's nightly history, finds
+// the steps of each metric's series, confirms new ones with paired gates
+// (--confirm) and writes trend.json, summary.md, alarm.md and index.html.
+func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("trend", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "perfgate.yml", "perfgate.yml of the service: names the history file and, with --confirm, is built at each commit")
+	src := fs.String("src", ".", "the service's directory in a git checkout with the full history (for --confirm)")
+	dir := fs.String("history", "", "the history directory (perfgate run --history)")
+	out := fs.String("out", "trend", "output directory")
+	confirm := fs.Bool("confirm", false, "confirm each new step with a paired gate of its commits, bisecting ranges of several commits")
+	budget := fs.Int("budget", trend.DefaultBudget, "paired gates bisection may run per step beyond the confirming one")
+	alpha := fs.Float64("alpha", trend.DefaultAlpha, "significance level of a step (permutation test)")
+	minStep := fs.Float64("min-step", trend.DefaultMinMagnitude, "smallest step of a relative metric, a fraction (0.01 is 1%)")
+	minSegment := fs.Int("min-segment", trend.DefaultMinSegment, "fewest entries on each side of a step")
+	runID := fs.Int64("run-id", 0, "the CI run whose artifact holds this output, for the alarm's download command")
+	artifact := fs.String("artifact-name", "", "the artifact holding this output, for the alarm's download command")
+	repository := fs.String("repository", "", "owner/name on GitHub, to link commits")
+	server := fs.String("server-url", "https://github.com", "the GitHub server, to link commits")
+	var target string
+	targetFlag(fs, &target)
+	if !parseFlags(fs, args, stderr) || !checkTarget("trend", target, stderr) {
+		return exitConfig
+	}
+	refuse := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "perfgate trend: "+format+"\n", a...)
+		return exitConfig
+	}
+	switch {
+	case *dir == "":
+		return refuse("--history is missing; pass the directory perfgate run --history wrote")
+	case *alpha <= 0 || *alpha >= 0.5:
+		return refuse("--alpha %v is not a significance level; use a value like 0.001", *alpha)
+	case *minStep < 0 || *minStep >= 1:
+		return refuse("--min-step %v is not a fraction; use e.g. 0.01 for 1%%", *minStep)
+	case *minSegment < 2:
+		return refuse("--min-segment %d is too small; use 2 or more (default %d)", *minSegment, trend.DefaultMinSegment)
+	case *budget < 0:
+		return refuse("--budget %d is negative; use 0 (no bisection) or more", *budget)
+	case *runID < 0:
+		return refuse("--run-id %d is not a run ID; pass the workflow run's numeric ID", *runID)
+	case *artifact != "" && !artifactPattern.MatchString(*artifact):
+		return refuse("--artifact-name %q is not an artifact name; use letters, digits, '.', '_' and '-'", *artifact)
+	case *repository != "" && !repositoryPattern.MatchString(*repository):
+		return refuse("--repository %q is not owner/name", *repository)
+	}
+	if u, err := url.Parse(*server); err != nil || u.Scheme != "https" || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+		return refuse("--server-url %q is not an https:// server URL like https://github.com", *server)
+	}
+	cfg, err := config.Load(*configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "perfgate trend: %v\n", err)
+		return exitConfig
+	}
+	o := trend.Options{
+		HistoryDir: *dir, Config: historyName(*configPath, *src), Out: *out, Gate: cfg.Gate, Stderr: stderr,
+		Settings: trend.Settings{Alpha: *alpha, MinMagnitude: *minStep, MinSegment: *minSegment, Budget: *budget},
+		Links:    trend.Links{Server: *server, Repository: *repository, RunID: *runID, Artifact: *artifact},
+	}
+	if *confirm {
+		o.Checkout = &trend.Checkout{Src: *src, ConfigPath: *configPath, Target: target, Stderr: stderr}
+	}
+	t, err := trend.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "perfgate trend: %v\n", err)
+		return exitInfra
+	}
+	fmt.Fprintf(stdout, "perfgate trend: %d entries, %d series, alarm %s%s\n", t.Entries, len(t.Series), t.Alarm.State, titleSuffix(t.Alarm.Title))
+	for _, s := range t.Series {
+		for _, st := range s.Steps {
+			status := "not checked"
+			if c := st.Confirmation; c != nil {
+				status = c.Status
+				if c.Status == "confirmed" {
+					status += " at " + c.Commit
+				}
+			}
+			fmt.Fprintf(stdout, "  %s on %s: %+.2f%% step after %s (p=%.3g): %s\n", s.Metric, s.MachineDescription, 100*st.Magnitude, st.Before, st.P, status)
+		}
+	}
+	for _, w := range t.Warnings {
+		fmt.Fprintf(stderr, "perfgate trend: warning: %s\n", w)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*out, trend.TrendJSON))
+	return exitPass
+}
+
+func titleSuffix(title string) string {
+	if title == "" {
+		return ""
+	}
+	return ": " + title
+}
