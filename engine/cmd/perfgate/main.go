@@ -17,7 +17,9 @@ const usage = `perfgate gates pull requests on the performance of Go HTTP servic
 
 Usage:
   perfgate gate --config perfgate.yml --base <git-rev> | --base-dir <dir> --head <dir> --out results/ [--seed N]
-  perfgate run --config perfgate.yml --src <dir> --label <name> --out results/   (one tree alone, e.g. nightly on main)
+  perfgate run --config perfgate.yml --src <dir> --label <name> --out results/ [--history DIR]   (one tree alone, e.g. nightly on main)
+  perfgate trend --config perfgate.yml --src <dir> --history DIR --out trend/ [--confirm]   (steps in the nightly history, confirmed by paired gates)
+  perfgate history add --history DIR --records FILE   (add history lines, e.g. results/history-entry.json)
   perfgate compare --out results/ [--config perfgate.yml]
   perfgate report --in results/report.json [--format md|html|json]
   perfgate config check perfgate.yml
@@ -55,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return sweepCommand(ctx, args[1:], stdout, stderr)
 	case "trend":
 		return trendCommand(ctx, args[1:], stdout, stderr)
+	case "history":
+		return historyCommand(args[1:], stdout, stderr)
 	case "config":
 		if len(args) != 3 || args[1] != "check" {
 			fmt.Fprint(stderr, "usage: perfgate config check perfgate.yml\n")

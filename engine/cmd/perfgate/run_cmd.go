@@ -20,13 +20,27 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.StringVar(&o.Label, "label", "", "what is measured, shown in the report: a branch like main or a short commit SHA")
 	fs.StringVar(&o.Out, "out", "results", "results directory")
 	targetFlag(fs, &o.Target)
+	fs.StringVar(&o.History.Dir, "history", "", "append the recording to the history in this directory (perfgate trend reads it); results/history-entry.json is written either way")
+	fs.StringVar(&o.History.Meta.Commit, "commit", "", "the commit measured, when --src is not a git checkout")
+	artifact := artifactFlags(fs)
 	if !parseFlags(fs, args, stderr) || !checkTarget("run", o.Target, stderr) {
 		return exitConfig
 	}
+	a, err := artifact.check()
+	if err != nil {
+		fmt.Fprintf(stderr, "perfgate run: %v\n", err)
+		return exitConfig
+	}
+	o.History.Meta.Artifact = a
+	o.History.Meta.RunnerImage = runnerImage()
 	if err := session.CheckLabel(o.Label); err != nil {
 		fmt.Fprintf(stderr, "perfgate run: %s\n", message(err))
 		return exitConfig
 	}
 	rep, err := session.Run(ctx, o)
-	return finish(stdout, stderr, rep, err, o.Out)
+	code := finish(stdout, stderr, rep, err, o.Out)
+	if o.History.Dir != "" {
+		giveBack(o.History.Dir, stderr)
+	}
+	return code
 }

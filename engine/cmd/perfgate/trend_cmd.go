@@ -10,6 +10,8 @@ import (
 	"regexp"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/trend"
 )
 
@@ -75,7 +77,7 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitConfig
 	}
 	o := trend.Options{
-		HistoryDir: *dir, Config: historyName(*configPath, *src), Out: *out, Gate: cfg.Gate, Stderr: stderr,
+		HistoryDir: *dir, Config: history.ConfigNameIn(*configPath, *src), Out: *out, Gate: cfg.Gate, Stderr: stderr,
 		Settings: trend.Settings{Alpha: *alpha, MinMagnitude: *minStep, MinSegment: *minSegment, Budget: *budget},
 		Links:    trend.Links{Server: *server, Repository: *repository, RunID: *runID, Artifact: *artifact},
 	}
@@ -97,7 +99,11 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 					status += " at " + c.Commit
 				}
 			}
-			fmt.Fprintf(stdout, "  %s on %s: %+.2f%% step after %s (p=%.3g): %s\n", s.Metric, s.MachineDescription, 100*st.Magnitude, st.Before, st.P, status)
+			change := metric.Signed(st.Magnitude)
+			if m, ok := metric.Lookup(s.Metric); ok {
+				change = m.FormatChange(st.Magnitude)
+			}
+			fmt.Fprintf(stdout, "  %s on %s: %s step (%s) after %s, p=%s: %s\n", s.Metric, s.MachineDescription, change, st.Direction, st.Before, metric.PValue(st.P), status)
 		}
 	}
 	for _, w := range t.Warnings {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,7 @@ type RunOptions struct {
 	Out   string
 	// Target overrides the config's target when set (the Action's target input).
 	Target  string
+	History HistoryOptions
 	Command []string
 	Stdout  io.Writer
 	Stderr  io.Writer
@@ -61,7 +63,13 @@ func Run(ctx context.Context, o RunOptions) (*report.Report, error) {
 	}
 	g := newInvocation(report.ModeRecord, cfg, o.Out, o.Command, o.Stdout, o.Stderr)
 	g.rep.Label = o.Label
-	return g.finish(g.record(ctx, o.Src))
+	rep, err := g.finish(g.record(ctx, o.Src))
+	if rep != nil && len(rep.Runs) > 0 {
+		if herr := keepHistory(rep, o); herr != nil {
+			err = errors.Join(err, herr)
+		}
+	}
+	return rep, err
 }
 
 // record builds the tree at src as head and measures it alone.

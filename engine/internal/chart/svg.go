@@ -1,0 +1,148 @@
+package chart
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+	"time"
+)
+
+// Point is one entry of a series.
+type Point struct {
+	Label     string // short commit SHA
+	Time      time.Time
+	Median    float64
+	Low, High float64 // the entry's runs' range
+}
+
+// Mark is a change point, drawn before Points[Index].
+type Mark struct {
+	Index     int
+	Label     string
+	Confirmed bool
+	Commit    string
+}
+
+// Series is one chart.
+type Series struct {
+	Title  string
+	Unit   string
+	Points []Point
+	Marks  []Mark
+}
+
+// SVG draws s as a self-contained <svg> of w×h pixels: the runs' range as
+// whiskers, the medians as a line with tooltips, and the marks (dashed
+// when suspected, solid and labelled with the commit when confirmed).
+// Every text is escaped: titles and labels come from outside.
+func SVG(s Series, w, h int) string {
+	const left, right, top, bottom = 70, 20, 30, 40
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`, w, h, w, h)
+	fmt.Fprintf(&b, `<text x="%d" y="18" font-weight="bold">%s</text>`, left, esc(s.Title))
+	if len(s.Points) == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d">no entries</text></svg>`, left, h/2)
+		return b.String()
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range s.Points {
+		lo, hi = math.Min(lo, math.Min(p.Low, p.Median)), math.Max(hi, math.Max(p.High, p.Median))
+	}
+	if hi == lo {
+		lo, hi = lo-math.Max(math.Abs(lo)*0.05, 1e-9), hi+math.Max(math.Abs(hi)*0.05, 1e-9)
+	}
+	pad := (hi - lo) * 0.08
+	lo, hi = lo-pad, hi+pad
+	plotW, plotH := float64(w-left-right), float64(h-top-bottom)
+	x := func(i int) float64 {
+		if len(s.Points) == 1 {
+			return float64(left) + plotW/2
+		}
+		return float64(left) + plotW*float64(i)/float64(len(s.Points)-1)
+	}
+	y := func(v float64) float64 { return float64(top) + plotH*(hi-v)/(hi-lo) }
+	// Axes and y ticks.
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#999"/>`, left, top, plotW, plotH)
+	for i := 0; i <= 4; i++ {
+		v := lo + (hi-lo)*float64(i)/4
+		fmt.Fprintf(&b, `<line x1="%d" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/>`, left, float64(left)+plotW, y(v), y(v))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`, left-6, y(v)+4, esc(number(v)))
+	}
+	fmt.Fprintf(&b, `<text x="12" y="%.1f" fill="#555" transform="rotate(-90 12 %.1f)" text-anchor="middle">%s</text>`, float64(top)+plotH/2, float64(top)+plotH/2, esc(s.Unit))
+	// X labels: first, middle and last dates.
+	for _, i := range uniq([]int{0, len(s.Points) / 2, len(s.Points) - 1}) {
+		p := s.Points[i]
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(i), h-bottom+16, esc(p.Time.UTC().Format("2006-01-02")))
+	}
+	// Marks.
+	for _, m := range s.Marks {
+		if m.Index <= 0 || m.Index >= len(s.Points) {
+			continue
+		}
+		mx := (x(m.Index-1) + x(m.Index)) / 2
+		colour, dash, label := "#d97706", ` stroke-dasharray="5,4"`, m.Label
+		if m.Confirmed {
+			colour, dash = "#dc2626", ""
+			label = m.Commit + " " + m.Label
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%.1f" stroke="%s" stroke-width="2"%s/>`, mx, mx, top, float64(top)+plotH, colour, dash)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s" text-anchor="middle">%s</text>`, mx, h-6, colour, esc(label))
+	}
+	// Ranges, line and dots.
+	var line []string
+	for i, p := range s.Points {
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#93c5fd" stroke-width="3"/>`, x(i), x(i), y(p.Low), y(p.High))
+		line = append(line, fmt.Sprintf("%.1f,%.1f", x(i), y(p.Median)))
+	}
+	fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="#1d4ed8" stroke-width="2"/>`, strings.Join(line, " "))
+	for i, p := range s.Points {
+		tip := fmt.Sprintf("%s %s: %s %s (%s–%s)", p.Label, p.Time.UTC().Format("2006-01-02"), number(p.Median), s.Unit, number(p.Low), number(p.High))
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#1d4ed8"><title>%s</title></circle>`, x(i), y(p.Median), esc(tip))
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+// Page is a self-contained HTML page of charts, with no scripts.
+func Page(title string, intro []string, charts []Series) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>", esc(title))
+	b.WriteString(`<style>body{font-family:sans-serif;margin:2em;max-width:1000px}figure{margin:1.5em 0}</style></head><body>`)
+	fmt.Fprintf(&b, "<h1>%s</h1>\n", esc(title))
+	for _, p := range intro {
+		fmt.Fprintf(&b, "<p>%s</p>\n", esc(p))
+	}
+	for _, c := range charts {
+		fmt.Fprintf(&b, "<figure>%s</figure>\n", SVG(c, 960, 320))
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// number shows a value with three significant figures and an SI prefix
+// for large ones.
+func number(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return fmt.Sprintf("%.3gG", v/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e4:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func uniq(xs []int) []int {
+	var out []int
+	for _, x := range xs {
+		if len(out) == 0 || out[len(out)-1] != x {
+			out = append(out, x)
+		}
+	}
+	return out
+}
