@@ -1,0 +1,61 @@
+package trend
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/history"
+)
+
+func confirmation(metric, outcome, status string, day int) history.Confirmation {
+	return history.Confirmation{ID: metric + string(rune('a'+day)), Metric: metric, Machine: "m1", Status: status, Outcome: outcome,
+		Commit: strings.Repeat(string(rune('a'+day)), 40), Estimate: 0.08, Time: time.Date(2026, 11, day, 3, 0, 0, 0, time.UTC)}
+}
+
+func TestAlarmOpensOnConfirmedRegressionsAndClosesWhenReversed(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		conf  []history.Confirmation
+		state string
+		open  int
+	}{
+		{"nothing", nil, AlarmNone, 0},
+		{"suspected only", []history.Confirmation{confirmation("cpu", "unchanged", history.NotConfirmed, 1)}, AlarmNone, 0},
+		{"confirmed regression", []history.Confirmation{confirmation("cpu", "regression", history.Confirmed, 1)}, AlarmOpen, 1},
+		{"reversed", []history.Confirmation{confirmation("cpu", "improvement", history.Confirmed, 5), confirmation("cpu", "regression", history.Confirmed, 1)}, AlarmResolved, 0},
+		{"improvement of another metric", []history.Confirmation{confirmation("cpu", "regression", history.Confirmed, 1), confirmation("allocs", "improvement", history.Confirmed, 5)}, AlarmOpen, 1},
+		{"regressed again", []history.Confirmation{confirmation("cpu", "regression", history.Confirmed, 1), confirmation("cpu", "improvement", history.Confirmed, 5), confirmation("cpu", "regression", history.Confirmed, 9)}, AlarmOpen, 1},
+		{"two open", []history.Confirmation{confirmation("cpu", "regression", history.Confirmed, 1), confirmation("allocs", "regression", history.Confirmed, 2)}, AlarmOpen, 2},
+	} {
+		a := alarmOf("perfgate", c.conf)
+		if a.State != c.state || len(a.Open) != c.open {
+			t.Errorf("%s: state %s with %d open (%q); want %s with %d", c.name, a.State, len(a.Open), a.Title, c.state, c.open)
+		}
+	}
+}
+
+func TestAlarmMarkdownEscapesWhatComesFromProfiles(t *testing.T) {
+	c := confirmation("cpu", "regression", history.Confirmed, 1)
+	c.Before, c.After = strings.Repeat("0", 40), c.Commit
+	c.Results = "confirm/0000000-bbbbbbb"
+	c.Functions = []history.Function{{Profile: "cpu", Name: "main.(*T).f`<img src=x onerror=alert(1)>](javascript:x)", Unit: "µs/req", Delta: 1.5}}
+	c.CILevel, c.CI, c.Gates = 0.95, [2]float64{0.05, 0.1}, 1
+	a := alarmOf("perfgate", []history.Confirmation{c})
+	md := alarmMarkdown("perfgate", a, nil, Links{Server: "https://github.com", Repository: "o/r", RunID: 7, Artifact: "perfgate-trend"})
+	if !strings.HasPrefix(md, Marker("perfgate")+"\n") {
+		t.Errorf("no marker first:\n%s", md)
+	}
+	if strings.Contains(md, "<img") || strings.Contains(md, "](javascript") {
+		t.Errorf("a function name reached the body unescaped:\n%s", md)
+	}
+	for _, want := range []string{"https://github.com/o/r/commit/" + c.Commit, "gh run download 7 -n perfgate-trend -D trend", "go tool pprof -http=: -diff_base trend/confirm/0000000-bbbbbbb/base.cpu.pb.gz trend/confirm/0000000-bbbbbbb/head.cpu.pb.gz", "+8"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("alarm.md lacks %q:\n%s", want, md)
+		}
+	}
+	// A commit that is not hexadecimal is never made a link.
+	if ref := commitRef("](javascript:alert(1))", Links{Server: "https://github.com", Repository: "o/r"}); strings.Contains(ref, "](") {
+		t.Errorf("commitRef linked a non-SHA: %s", ref)
+	}
+}

@@ -1,0 +1,112 @@
+package trend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// planted is a repository's history in which commit culprit made cpu
+// slower: a gate regresses when its base is before the culprit and its
+// head at or after it. It counts the gates it runs.
+type planted struct {
+	commits []string // before, then the range
+	culprit int      // index in commits
+	invalid bool
+	gates   [][2]string
+}
+
+func (p *planted) gate(_ context.Context, before, after, _ string) (*report.Report, error) {
+	p.gates = append(p.gates, [2]string{before, after})
+	if p.invalid {
+		return &report.Report{Verdict: report.Invalid, Reason: "only 2 of 6 pairs are valid"}, nil
+	}
+	b, a := slices.Index(p.commits, before), slices.Index(p.commits, after)
+	outcome := "unchanged"
+	if b < p.culprit && a >= p.culprit {
+		outcome = "regression"
+	}
+	return &report.Report{Verdict: report.Pass, Metrics: []report.Metric{{Name: "cpu", Outcome: outcome, Delta: 0.08, CI: [2]float64{0.06, 0.1}, CILevel: 0.95}},
+		Functions: []report.Function{{Profile: "cpu", Name: fmt.Sprintf("main.slow%d", a), Unit: "µs/req", Delta: 3}, {Profile: "allocs", Name: "x", Delta: 9}}}, nil
+}
+
+func (p *planted) rangeOf(_ context.Context, before, after string) ([]string, error) {
+	b, a := slices.Index(p.commits, before), slices.Index(p.commits, after)
+	if b < 0 || a < 0 {
+		return nil, errors.New("unknown commit")
+	}
+	return p.commits[b+1 : a+1], nil
+}
+
+func TestConfirmBisectsWithinTheBudget(t *testing.T) {
+	commits := []string{"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"}
+	for _, c := range []struct {
+		name     string
+		culprit  int
+		budget   int
+		status   string
+		commit   string
+		narrowed []string
+		gates    int
+	}{
+		{"one commit, no bisection", 8, 3, history.Confirmed, "c8", nil, 1},
+		{"culprit in the middle", 3, 3, history.Confirmed, "c3", nil, 4},
+		{"culprit first", 1, 3, history.Confirmed, "c1", nil, 4},
+		{"culprit last", 8, 3, history.Confirmed, "c8", nil, 4},
+		{"budget runs out", 5, 1, history.Confirmed, "c8", []string{"c5", "c6", "c7", "c8"}, 2},
+		{"no bisection budget", 5, 0, history.Confirmed, "c8", []string{"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"}, 1},
+		{"not the code", 99, 3, history.NotConfirmed, "", nil, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &planted{commits: commits, culprit: c.culprit}
+			cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: c.budget, out: t.TempDir(), config: "perfgate", now: time.Now}
+			before := "c0"
+			if c.name == "one commit, no bisection" {
+				before = "c7"
+			}
+			conf := cf.confirm(context.Background(), Series{Metric: "cpu", Machine: "m1"}, Step{Before: before, After: "c8", Direction: Regression})
+			if conf.Status != c.status || conf.Gates != c.gates || (c.status == history.Confirmed && conf.Commit != c.commit) || !slices.Equal(conf.Narrowed, c.narrowed) {
+				t.Errorf("got %s at %s narrowed %v after %d gates %v; want %s at %s narrowed %v after %d", conf.Status, conf.Commit, conf.Narrowed, conf.Gates, p.gates, c.status, c.commit, c.narrowed, c.gates)
+			}
+			if c.status == history.Confirmed && (len(conf.Functions) != 1 || conf.Functions[0].Profile != "cpu" || conf.Estimate != 0.08) {
+				t.Errorf("functions %+v estimate %v; want the cpu function of the last confirming gate", conf.Functions, conf.Estimate)
+			}
+			if conf.ID != "cpu|m1|"+before+"|c8" || conf.Kind != history.KindConfirmation || conf.Schema != history.Schema {
+				t.Errorf("confirmation header %q %q %d", conf.ID, conf.Kind, conf.Schema)
+			}
+		})
+	}
+}
+
+func TestConfirmFailsOnAnInvalidGateAndOnUnpairedMetrics(t *testing.T) {
+	p := &planted{commits: []string{"c0", "c1"}, culprit: 1, invalid: true}
+	cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, out: t.TempDir(), config: "perfgate", now: time.Now}
+	conf := cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c1", Direction: Regression})
+	if conf.Status != history.Failed || conf.Reason != "the paired gate of c0 and c1 is invalid: only 2 of 6 pairs are valid" {
+		t.Errorf("invalid gate: %s %q", conf.Status, conf.Reason)
+	}
+	conf = cf.confirm(context.Background(), Series{Metric: "throughput"}, Step{Before: "c0", After: "c1", Direction: Improvement})
+	if conf.Status != history.Failed || len(p.gates) != 1 {
+		t.Errorf("throughput: %s %q after %d gates; want failed without a gate", conf.Status, conf.Reason, len(p.gates))
+	}
+	conf = cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c1", After: "c1", Direction: Regression})
+	if conf.Status != history.NotConfirmed || len(p.gates) != 1 {
+		t.Errorf("same commit: %s %q; want not confirmed without a gate", conf.Status, conf.Reason)
+	}
+}
+
+func TestConfirmSharesGatesAcrossMetrics(t *testing.T) {
+	p := &planted{commits: []string{"c0", "c1"}, culprit: 1}
+	cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, out: t.TempDir(), config: "perfgate", now: time.Now}
+	cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c1", Direction: Regression})
+	cf.confirm(context.Background(), Series{Metric: "latency_p99"}, Step{Before: "c0", After: "c1", Direction: Regression})
+	if len(p.gates) != 1 {
+		t.Errorf("%d gates for two metrics stepping in one range, want 1", len(p.gates))
+	}
+}

@@ -1,0 +1,107 @@
+package trend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// syntheticEntry is a nightly entry of commit i: allocations step up by
+// 30% from step on, CPU is noise on two machines.
+func syntheticEntry(i, step int, machine string, rng *rand.Rand) history.Entry {
+	allocs := 100.0
+	if i >= step {
+		allocs = 130
+	}
+	noise := func(v float64) float64 { return v * math.Exp(0.01*rng.NormFloat64()) }
+	commit := fmt.Sprintf("%040x", i+1)
+	return history.Entry{
+		Schema: history.Schema, Kind: history.KindEntry, ID: fmt.Sprintf("%s@%d", commit, i), Config: "perfgate", Commit: commit, Label: commit[:7],
+		Time: time.Date(2026, 10, 1, 3, 0, 0, 0, time.UTC).AddDate(0, 0, i), Verdict: report.Pass, Runs: 6,
+		Fingerprint: history.Fingerprint{Machine: machine, CPUModel: "CPU " + machine, CPUs: 4, Target: "local", Confinement: "cgroup v2", CPUMillicores: 1000},
+		Metrics: map[string]history.Summary{
+			"cpu":    {Unit: "µs/req", Median: noise(40), Low: 39, High: 41, N: 6},
+			"allocs": {Unit: "allocs/req", Median: noise(allocs), Low: allocs - 1, High: allocs + 1, N: 6},
+		},
+	}
+}
+
+func TestRunFindsAStepAcrossMachinesAndWritesItsOutputs(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var records []any
+	for i := 0; i < 24; i++ {
+		machine := "m1"
+		if i%3 == 2 {
+			machine = "m2"
+		}
+		records = append(records, syntheticEntry(i, 12, machine, rng))
+	}
+	invalid := syntheticEntry(30, 0, "m1", rng)
+	invalid.Verdict = report.Invalid
+	records = append(records, invalid)
+	if _, _, err := history.Add(dir, "perfgate", history.DefaultKeep, records...); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(history.Path(dir, "perfgate"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, `{"schema": 1, "kind": "entry", "id": "x", "commit": `) // cut short by a crash
+	f.Close()
+
+	out := t.TempDir()
+	tr, err := Run(context.Background(), Options{HistoryDir: dir, Config: "perfgate", Out: out, Stderr: os.Stderr,
+		Settings: Settings{Alpha: DefaultAlpha, MinMagnitude: DefaultMinMagnitude, MinSegment: DefaultMinSegment, Budget: DefaultBudget}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Entries != 25 || tr.Used != 24 || len(tr.Warnings) != 1 || !strings.Contains(tr.Warnings[0], "line 26") {
+		t.Errorf("entries %d used %d warnings %q; want 25, 24 and the cut line", tr.Entries, tr.Used, tr.Warnings)
+	}
+	var cpuSeries, allocSeries []Series
+	for _, s := range tr.Series {
+		switch s.Metric {
+		case "cpu":
+			cpuSeries = append(cpuSeries, s)
+		case "allocs":
+			allocSeries = append(allocSeries, s)
+		}
+	}
+	if len(cpuSeries) != 2 || len(cpuSeries[0].Points) != 16 || len(cpuSeries[1].Points) != 8 || len(allocSeries) != 1 || len(allocSeries[0].Points) != 24 {
+		t.Fatalf("series: %d cpu, %d allocs; want cpu per machine (16 and 8 points) and one allocs series of 24", len(cpuSeries), len(allocSeries))
+	}
+	for _, s := range cpuSeries {
+		if len(s.Steps) != 0 {
+			t.Errorf("cpu on %s has steps %+v in noise alone", s.MachineDescription, s.Steps)
+		}
+	}
+	steps := allocSeries[0].Steps
+	if len(steps) != 1 || steps[0].Index != 12 || steps[0].Direction != Regression || math.Abs(steps[0].Magnitude-0.3) > 0.03 || steps[0].Confirmation != nil {
+		t.Fatalf("allocs steps %+v; want one unconfirmed +30%% regression at 12", steps)
+	}
+	if tr.Alarm.State != AlarmNone {
+		t.Errorf("alarm %s from an unconfirmed step", tr.Alarm.State)
+	}
+	for name, want := range map[string]string{SummaryMD: "▁", IndexHTML: "<svg", AlarmMD: Marker("perfgate"), TrendJSON: `"schema": 1`} {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("%s lacks %q (%v)", name, want, err)
+		}
+	}
+	var back Trend
+	data, _ := os.ReadFile(filepath.Join(out, TrendJSON))
+	if err := json.Unmarshal(data, &back); err != nil || back.Alarm.State != AlarmNone {
+		t.Errorf("trend.json: %v %+v", err, back.Alarm)
+	}
+}
