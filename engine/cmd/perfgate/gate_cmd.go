@@ -20,6 +20,7 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.BaseDir, "base-dir", "", "base: a directory holding the base's source, instead of --base")
 	fs.StringVar(&o.Head, "head", ".", "head: the directory of the pull request's checkout")
 	fs.StringVar(&o.Out, "out", "results", "results directory")
+	fs.StringVar(&o.HistoryDir, "history", "", "main's nightly history (perfgate run --history): the comment shows where main stands")
 	targetFlag(fs, &o.Target)
 	seed := fs.String("seed", "", "replay the run order of an earlier gate (its report.json seed)")
 	if !parseFlags(fs, args, stderr) || !checkTarget("gate", o.Target, stderr) {

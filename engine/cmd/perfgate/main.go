@@ -16,7 +16,7 @@ import (
 const usage = `perfgate gates pull requests on the performance of Go HTTP services.
 
 Usage:
-  perfgate gate --config perfgate.yml --base <git-rev> | --base-dir <dir> --head <dir> --out results/ [--seed N]
+  perfgate gate --config perfgate.yml --base <git-rev> | --base-dir <dir> --head <dir> --out results/ [--seed N] [--history DIR]
   perfgate run --config perfgate.yml --src <dir> --label <name> --out results/ [--history DIR]   (one tree alone, e.g. nightly on main)
   perfgate trend --config perfgate.yml --src <dir> --history DIR --out trend/ [--confirm]   (steps in the nightly history, confirmed by paired gates)
   perfgate history add --history DIR --records FILE   (add history lines, e.g. results/history-entry.json)

@@ -37,6 +37,7 @@ func (g *invocation) conclude(err error) {
 		rep.Verdict, rep.Reason = recordingVerdict(err, runs, g.cfg.Pairs, rep.Label)
 	} else {
 		g.compareSides(err)
+		g.concludeMainHistory()
 	}
 	rep.Hints = append([]report.Hint{}, hints.For(rep)...)
 }

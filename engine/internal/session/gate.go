@@ -34,10 +34,13 @@ type GateOptions struct {
 	// Target overrides the config's target when set (the Action's target input).
 	Target string
 	// Seed replays a run order; nil picks a fresh one.
-	Seed    *uint64
-	Command []string
-	Stdout  io.Writer
-	Stderr  io.Writer
+	Seed *uint64
+	// HistoryDir is main's nightly history (perfgate run --history), shown
+	// beside the verdict; "" for none.
+	HistoryDir string
+	Command    []string
+	Stdout     io.Writer
+	Stderr     io.Writer
 }
 
 // Gate (`perfgate gate`) performs the gate and returns the report it wrote (nil when nothing
@@ -57,6 +60,7 @@ func Gate(ctx context.Context, o GateOptions) (*report.Report, error) {
 		return nil, err
 	}
 	g := newInvocation(report.ModeGate, cfg, o.Out, o.Command, o.Stdout, o.Stderr)
+	g.readMainHistory(o.HistoryDir, o.ConfigPath, o.Head)
 	g.rep.Seed = rand.Uint64()
 	if o.Seed != nil {
 		g.rep.Seed = *o.Seed

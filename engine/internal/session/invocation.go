@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
+	"github.com/perfgate/perfgate/engine/internal/history"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/render"
 	"github.com/perfgate/perfgate/engine/internal/report"
@@ -34,6 +35,10 @@ type invocation struct {
 	stdout, stderr io.Writer
 	cfg            *config.Config
 	rep            *report.Report
+	// mainHistory is main's nightly history (gate --history), read
+	// before measuring; nil without one.
+	mainHistory     *history.File
+	mainHistoryName string
 }
 
 // newInvocation starts a report in mode (report.ModeGate or ModeRecord)
