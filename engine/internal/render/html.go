@@ -25,6 +25,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"method":   Method,
 	"latency":  LatencyNote,
 	"rounds":   roundsSection,
+	"main":     mainHistoryCharts,
 }).Parse(htmlTemplate))
 
 // HTML renders the self-contained report page: no request leaves it (no

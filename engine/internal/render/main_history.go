@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"html/template"
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/chart"
@@ -48,4 +49,26 @@ func gateMedians(rep *report.Report, name string, m *metric.Metric) string {
 		}
 	}
 	return "—"
+}
+
+// mainHistoryCharts draws each metric of main's history as an SVG chart
+// for report.html. chart.SVG escapes every text it is given, so its
+// output is trusted HTML.
+func mainHistoryCharts(h *report.MainHistory) template.HTML {
+	var b strings.Builder
+	for _, mm := range h.Metrics {
+		s := chart.Series{Title: mm.Name + " (" + mm.Unit + ")", Unit: mm.Unit}
+		if !mm.SameMachine {
+			s.Title += ", measured on another machine"
+		}
+		for i, v := range mm.Medians {
+			label := ""
+			if i < len(mm.Commits) && len(mm.Commits[i]) >= 7 {
+				label = mm.Commits[i][:7]
+			}
+			s.Points = append(s.Points, chart.Point{Label: label, Median: v, Low: v, High: v})
+		}
+		b.WriteString(chart.SVG(s, 640, 200))
+	}
+	return template.HTML(b.String()) //nolint:gosec // chart.SVG escapes all text
 }

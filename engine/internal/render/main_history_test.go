@@ -26,3 +26,17 @@ func TestMarkdownShowsWhereMainStands(t *testing.T) {
 		t.Errorf("the history's config name reached the comment unescaped")
 	}
 }
+
+func TestHTMLChartsMainsHistory(t *testing.T) {
+	rep := regressionReport()
+	rep.MainHistory = &report.MainHistory{Config: "perfgate", Entries: 3, Metrics: []report.MainMetric{
+		{Name: "cpu", Unit: "µs/req", Medians: []float64{40, 41, 44}, Commits: []string{"aaaaaaa1", "bbbbbbb2", "<img src=x onerror=alert(1)>"}, SameMachine: true},
+	}}
+	page, err := HTML(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page, "Where main stands") || !strings.Contains(page, "<svg") || strings.Contains(page, "<img") {
+		t.Errorf("report.html: chart missing or unescaped")
+	}
+}
