@@ -87,6 +87,12 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("perfgate trend: exit %d", code)
 	}
+	if keep := os.Getenv("PERFGATE_KEEP_TREND"); keep != "" {
+		// For a look at the pages: PERFGATE_KEEP_TREND=/tmp/trend go test -run TestTrend.
+		if out, err := exec.Command("cp", "-r", out, keep).CombinedOutput(); err != nil {
+			t.Logf("keep the trend output: %v %s", err, out)
+		}
+	}
 	data, err := os.ReadFile(filepath.Join(out, trend.TrendJSON))
 	if err != nil {
 		t.Fatal(err)

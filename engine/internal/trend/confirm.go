@@ -148,18 +148,21 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 }
 
 // topFunctions are the largest function deltas of a gate in the profile
-// the metric comes from (CPU for CPU time and latency).
+// the metric comes from (CPU for CPU time and latency), in the metric's
+// terms where the profile has several (allocations or bytes).
 func topFunctions(rep *report.Report, m *metric.Metric, n int) []history.Function {
-	profile := "cpu"
+	profile, unit := "cpu", ""
 	switch m {
-	case metric.Allocs, metric.Bytes, metric.Heap:
-		profile = "allocs"
+	case metric.Allocs:
+		profile, unit = "allocs", "allocs/req"
+	case metric.Bytes, metric.Heap:
+		profile, unit = "allocs", "B/req"
 	case metric.Goroutines:
 		profile = "goroutine"
 	}
 	var fs []history.Function
 	for _, f := range rep.Functions {
-		if f.Profile == profile {
+		if f.Profile == profile && (unit == "" || f.Unit == unit) {
 			fs = append(fs, history.Function{Profile: f.Profile, Name: f.Name, Unit: f.Unit, Delta: f.Delta})
 		}
 	}

@@ -62,7 +62,7 @@ func buildSeries(entries []history.Entry) []Series {
 // describeMachine says in words what a series' entries share.
 func describeMachine(f history.Fingerprint, portable bool) string {
 	if portable {
-		return "any machine (allocation counts do not depend on it)"
+		return "all machines (allocation counts do not depend on the machine)"
 	}
 	var parts []string
 	cpu := f.CPUModel
