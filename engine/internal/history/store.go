@@ -230,8 +230,9 @@ func replace(path string, lines []line) error {
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriter(tmp)
 	for _, l := range lines {
-		w.Write(l.raw)
-		w.WriteByte('\n')
+		// A bufio.Writer keeps its first error and Flush returns it.
+		_, _ = w.Write(l.raw)
+		_ = w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {
 		tmp.Close()
@@ -250,8 +251,10 @@ func replace(path string, lines []line) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
+	// The rename is durable once the directory is synced; a failure here
+	// leaves the file written, so it is not an error.
 	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
+		_ = d.Sync()
 		d.Close()
 	}
 	return nil
@@ -268,7 +271,8 @@ func lock(path string) (func(), error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		// Closing the file releases the lock even if unlocking failed.
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
 }

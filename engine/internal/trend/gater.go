@@ -36,7 +36,11 @@ func (c Checkout) Gate(ctx context.Context, before, after, out string) (*report.
 	if err != nil {
 		return nil, fmt.Errorf("check out %s: %w", short(after), err)
 	}
-	defer head.Cleanup()
+	defer func() {
+		if err := head.Cleanup(); err != nil {
+			fmt.Fprintf(c.Stderr, "perfgate trend: could not remove the worktree of %s: %v\n", short(after), err)
+		}
+	}()
 	fmt.Fprintf(c.Stderr, "perfgate trend: paired gate %s (base) vs %s (head) → %s\n", short(before), short(after), out)
 	return session.Gate(ctx, session.GateOptions{
 		ConfigPath: filepath.Join(head.Dir, rel), Base: before, Head: head.Dir, Out: out, Target: c.Target,

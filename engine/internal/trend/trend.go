@@ -105,11 +105,7 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 	if err := keep(o, added, t); err != nil {
 		return t, err
 	}
-	all := make([]history.Confirmation, 0, len(known))
-	for _, k := range file.Confirmations {
-		all = append(all, k)
-	}
-	all = append(all, added...)
+	all := append(append([]history.Confirmation{}, file.Confirmations...), added...)
 	t.Alarm = alarmOf(o.Config, all)
 	return t, write(o, t)
 }
