@@ -50,7 +50,13 @@ func SVG(s Series, w, h int) string {
 		lo, hi = math.Min(lo, math.Min(p.Low, p.Median)), math.Max(hi, math.Max(p.High, p.Median))
 	}
 	if hi == lo {
-		lo, hi = lo-math.Max(math.Abs(lo)*0.05, 1e-9), hi+math.Max(math.Abs(hi)*0.05, 1e-9)
+		// A flat series (often all zeros: no errors, no leaks) sits in the
+		// middle of a scale of its own size, or of 0 to 1.
+		half := math.Abs(lo) * 0.05
+		if half == 0 {
+			half = 0.5
+		}
+		lo, hi = lo-half, hi+half
 	}
 	pad := (hi - lo) * 0.08
 	lo, hi = lo-pad, hi+pad
@@ -70,10 +76,22 @@ func SVG(s Series, w, h int) string {
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`, left-6, y(v)+4, esc(number(v)))
 	}
 	fmt.Fprintf(&b, `<text x="12" y="%.1f" fill="#555" transform="rotate(-90 12 %.1f)" text-anchor="middle">%s</text>`, float64(top)+plotH/2, float64(top)+plotH/2, esc(s.Unit))
-	// X labels: first, middle and last dates.
+	// X labels: first, middle and last entries' dates (and times when the
+	// entries span less than two days), kept inside the plot's width.
+	layout := "2006-01-02"
+	if s.Points[len(s.Points)-1].Time.Sub(s.Points[0].Time) < 48*time.Hour {
+		layout = "01-02 15:04"
+	}
 	for _, i := range uniq([]int{0, len(s.Points) / 2, len(s.Points) - 1}) {
-		p := s.Points[i]
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(i), h-bottom+16, esc(p.Time.UTC().Format("2006-01-02")))
+		anchor := "middle"
+		switch {
+		case len(s.Points) == 1:
+		case i == 0:
+			anchor = "start"
+		case i == len(s.Points)-1:
+			anchor = "end"
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="%s" fill="#555">%s</text>`, x(i), h-bottom+16, anchor, esc(s.Points[i].Time.UTC().Format(layout)))
 	}
 	// Marks.
 	for _, m := range s.Marks {
