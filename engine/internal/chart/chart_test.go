@@ -51,10 +51,10 @@ func TestSVGGolden(t *testing.T) {
 func TestSVGEdgeCases(t *testing.T) {
 	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	for name, s := range map[string]Series{
-		"empty":    {Title: "x"},
-		"one":      {Points: []Point{{Time: day, Median: 5, Low: 5, High: 5}}},
-		"zeros":    {Points: []Point{{Time: day, Median: 0}, {Time: day.Add(time.Hour), Median: 0}}},
-		"negative": {Points: []Point{{Time: day, Median: -3, Low: -4, High: -2}, {Time: day.AddDate(0, 0, 5), Median: 2e9, Low: 1e9, High: 3e9}}},
+		"empty":             {Title: "x"},
+		"one":               {Points: []Point{{Time: day, Median: 5, Low: 5, High: 5}}},
+		"zeros":             {Points: []Point{{Time: day, Median: 0}, {Time: day.Add(time.Hour), Median: 0}}},
+		"negative":          {Points: []Point{{Time: day, Median: -3, Low: -4, High: -2}, {Time: day.AddDate(0, 0, 5), Median: 2e9, Low: 1e9, High: 3e9}}},
 		"marks at the ends": {Points: []Point{{Time: day, Median: 1}, {Time: day, Median: 2}}, Marks: []Mark{{Index: 0}, {Index: 2}, {Index: -1}}},
 	} {
 		out := SVG(s, 400, 200)
