@@ -38,7 +38,7 @@ func TestSimulation(t *testing.T) {
 	fmt.Fprintln(&b, "\n| step | noise | found | found within ±1 of its place | median place error |\n|---:|---:|---:|---:|---:|")
 	for _, step := range []float64{0.02, 0.05, 0.20} {
 		for _, noise := range []float64{0.01, 0.02, 0.05} {
-			const series = 200
+			const series = 500
 			found, near := 0, 0
 			var errs []float64
 			for i := range series {
@@ -72,7 +72,7 @@ func TestSimulation(t *testing.T) {
 	for _, c := range [][2]float64{{0.05, 0.01}, {0.05, 0.02}, {0.20, 0.02}, {0.20, 0.05}} {
 		fmt.Fprintf(&b, "| %+.0f%% | %.0f%% |", 100*c[0], 100*c[1])
 		for _, k := range ks {
-			const series = 100
+			const series = 200
 			found := 0
 			for i := range series {
 				o.Seed = uint64(i)
