@@ -63,10 +63,15 @@ type Series struct {
 	Unit   string `json:"unit"`
 	// Machine is the entries' Fingerprint.Machine, "" for a portable
 	// metric; MachineDescription says it in words.
-	Machine            string  `json:"machine"`
-	MachineDescription string  `json:"machine_description"`
-	Points             []Point `json:"points"`
-	Steps              []Step  `json:"steps"`
+	Machine            string `json:"machine"`
+	MachineDescription string `json:"machine_description"`
+	// Spread is how much the medians move from night to night: 1.4826 ×
+	// the median absolute deviation of their logarithms (relative
+	// metrics, about a fraction) or of the values (absolute ones). A step
+	// well above it is found (docs/trends-detection.md).
+	Spread float64 `json:"spread"`
+	Points []Point `json:"points"`
+	Steps  []Step  `json:"steps"`
 }
 
 // Point is one entry's summary of the metric.

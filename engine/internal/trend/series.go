@@ -2,6 +2,7 @@ package trend
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -53,7 +54,9 @@ func buildSeries(entries []history.Entry) []Series {
 		// usually gets.
 		sort.SliceStable(order, func(i, j int) bool { return len(groups[order[i]].Points) > len(groups[order[j]].Points) })
 		for _, machine := range order {
-			out = append(out, *groups[machine])
+			g := groups[machine]
+			g.Spread = spread(g.Points, m.Scale == metric.Relative)
+			out = append(out, *g)
 		}
 	}
 	return out
@@ -83,4 +86,37 @@ func describeMachine(f history.Fingerprint, portable bool) string {
 		parts = append(parts, fmt.Sprintf("%d MiB", f.MemoryBytes>>20))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// spread is the medians' night-to-night spread: 1.4826 × their median
+// absolute deviation, on a log scale for relative metrics.
+func spread(points []Point, relative bool) float64 {
+	xs := make([]float64, 0, len(points))
+	for _, p := range points {
+		switch {
+		case !relative:
+			xs = append(xs, p.Median)
+		case p.Median > 0:
+			xs = append(xs, math.Log(p.Median))
+		}
+	}
+	if len(xs) < 2 {
+		return 0
+	}
+	mid := median(xs)
+	dev := make([]float64, len(xs))
+	for i, x := range xs {
+		dev[i] = math.Abs(x - mid)
+	}
+	return 1.4826 * median(dev)
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

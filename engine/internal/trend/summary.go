@@ -34,7 +34,7 @@ func summaryMarkdown(t *Trend, links Links) string {
 	}
 	fmt.Fprintln(&b)
 	if len(t.Series) > 0 {
-		fmt.Fprintln(&b, "\n| metric | machine | entries | latest | last 30 | steps |\n|---|---|---:|---:|---|---|")
+		fmt.Fprintln(&b, "\n| metric | machine | entries | latest | last 30 | spread | steps |\n|---|---|---:|---:|---|---:|---|")
 		for _, s := range t.Series {
 			m, _ := metric.Lookup(s.Metric)
 			last := s.Points[len(s.Points)-1]
@@ -42,8 +42,8 @@ func summaryMarkdown(t *Trend, links Links) string {
 			if m != nil {
 				latest = m.Format(last.Median)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |\n", render.Text(s.Metric), render.Text(s.MachineDescription), len(s.Points),
-				render.Text(latest), chart.Sparkline(tail(s.Points)), stepsCell(s, links))
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", render.Text(s.Metric), render.Text(s.MachineDescription), len(s.Points),
+				render.Text(latest), chart.Sparkline(tail(s.Points)), spreadText(s, m), stepsCell(s, links))
 		}
 	}
 	if len(t.Warnings) > 0 {
@@ -93,4 +93,12 @@ func confirmationWords(c *history.Confirmation, links Links) string {
 		return "not confirmed: " + render.Text(c.Reason)
 	}
 	return "could not be checked: " + render.Text(c.Reason)
+}
+
+// spreadText is a series' night-to-night spread in the metric's terms.
+func spreadText(s Series, m *metric.Metric) string {
+	if m == nil || m.Scale == metric.Relative {
+		return "±" + metric.Percent(s.Spread)
+	}
+	return "±" + metric.Number(s.Spread)
 }

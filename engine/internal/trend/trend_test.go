@@ -82,6 +82,9 @@ func TestRunFindsAStepAcrossMachinesAndWritesItsOutputs(t *testing.T) {
 		t.Fatalf("series: %d cpu, %d allocs; want cpu per machine (16 and 8 points) and one allocs series of 24", len(cpuSeries), len(allocSeries))
 	}
 	for _, s := range cpuSeries {
+		if s.Spread < 0.005 || s.Spread > 0.02 {
+			t.Errorf("cpu on %s: spread %.4f of medians drawn with 1%% noise", s.MachineDescription, s.Spread)
+		}
 		if len(s.Steps) != 0 {
 			t.Errorf("cpu on %s has steps %+v in noise alone", s.MachineDescription, s.Steps)
 		}
