@@ -30,8 +30,14 @@ func keepHistory(rep *report.Report, o RunOptions) error {
 	meta := o.History.Meta
 	meta.Config = history.ConfigNameIn(o.ConfigPath, o.Src)
 	entry, err := history.FromReport(rep, meta)
+	if err != nil && o.History.Dir == "" {
+		// Only asked for beside the results: a recording of a tree that is
+		// not a git checkout is still a good recording.
+		fmt.Fprintf(o.Stderr, "perfgate run: no %s: %v\n", HistoryEntryFile, err)
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("history: %w", err)
+		return fmt.Errorf("--history %s: %w", o.History.Dir, err)
 	}
 	data, err := json.Marshal(entry)
 	if err != nil {
