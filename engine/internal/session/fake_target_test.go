@@ -22,7 +22,8 @@ import (
 // gateOnFake measures and concludes a gate of sequential pairs on tg, a
 // fake target attacked by synthetic load (milliseconds, no root), and
 // returns the report as written to report.json and the results directory.
-func gateOnFake(t *testing.T, tg *targettest.Fake, pairs int) (*report.Report, string) {
+// prepare, if any, sets the invocation up before it measures.
+func gateOnFake(t *testing.T, tg *targettest.Fake, pairs int, prepare ...func(*invocation)) (*report.Report, string) {
 	t.Helper()
 	targets["fake"] = func(*config.Config, cgroup.Limits, string) target.Target { return tg }
 	t.Cleanup(func() { delete(targets, "fake") })
@@ -46,6 +47,9 @@ validity: {min_cpu_samples: 0, max_generator_cpu: 100%}
 		}
 	}
 	g := newInvocation(report.ModeGate, cfg, out, []string{"perfgate", "gate"}, io.Discard, io.Discard)
+	for _, p := range prepare {
+		p(g)
+	}
 	_, _ = g.finish(g.measure(context.Background(), binaries, ""))
 	data, err := os.ReadFile(filepath.Join(out, "report.json"))
 	if err != nil {
