@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // Options configure Detect. Zero values take the defaults.
@@ -180,7 +182,7 @@ func describe(xs []float64, splits []split, o Options) []Change {
 			if i+1 < len(splits) {
 				hi = splits[i+1].index
 			}
-			before, after := median(xs[lo:s.index]), median(xs[s.index:hi])
+			before, after := stats.Median(xs[lo:s.index]), stats.Median(xs[s.index:hi])
 			mag := after - before
 			if o.Relative {
 				mag = (after - before) / before
@@ -195,14 +197,4 @@ func describe(xs []float64, splits []split, o Options) []Change {
 		}
 		splits = append(splits[:drop], splits[drop+1:]...)
 	}
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

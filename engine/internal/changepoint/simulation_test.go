@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // TestSimulation measures the detection on synthetic nightly series; its
@@ -103,7 +105,7 @@ func medianText(xs []float64) string {
 	if len(xs) == 0 {
 		return "—"
 	}
-	m := median(xs)
+	m := stats.Median(xs)
 	if m == math.Trunc(m) {
 		return fmt.Sprintf("%.0f", m)
 	}

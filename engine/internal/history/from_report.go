@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // Meta is what a history entry needs beyond report.json.
@@ -90,12 +91,12 @@ func MachineKey(f Fingerprint) string {
 func summarize(unit string, vs []float64) Summary {
 	s := append([]float64(nil), vs...)
 	sort.Float64s(s)
-	med := medianOf(s)
+	med := stats.Median(s)
 	dev := make([]float64, len(s))
 	for i, v := range s {
 		dev[i] = abs(v - med)
 	}
-	return Summary{Unit: unit, Median: med, Low: s[0], High: s[len(s)-1], MAD: medianOf(dev), N: len(s)}
+	return Summary{Unit: unit, Median: med, Low: s[0], High: s[len(s)-1], MAD: stats.Median(dev), N: len(s)}
 }
 
 func abs(x float64) float64 {

@@ -7,6 +7,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // mainViewPoints is how many nightly medians a gate shows: a month.
@@ -64,7 +65,7 @@ func MainView(config string, entries []Entry, machine string, gate config.Gate, 
 			mm.Commits = mm.Commits[len(mm.Commits)-mainViewPoints:]
 		}
 		if m.Scale == metric.Relative && len(spreads) > 0 {
-			mm.RunSpread = medianOf(spreads)
+			mm.RunSpread = stats.Median(spreads)
 			mm.Resolvable = Resolvable(mm.RunSpread, maxPairs, gate.Alpha)
 		}
 		view.Metrics = append(view.Metrics, mm)
@@ -105,14 +106,4 @@ func hasMachine(entries []Entry, machine string) bool {
 		}
 	}
 	return false
-}
-
-func medianOf(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/history"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // Trended reports whether a metric gets a series: every metric that can
@@ -103,20 +104,10 @@ func spread(points []Point, relative bool) float64 {
 	if len(xs) < 2 {
 		return 0
 	}
-	mid := median(xs)
+	mid := stats.Median(xs)
 	dev := make([]float64, len(xs))
 	for i, x := range xs {
 		dev[i] = math.Abs(x - mid)
 	}
-	return 1.4826 * median(dev)
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return 1.4826 * stats.Median(dev)
 }
