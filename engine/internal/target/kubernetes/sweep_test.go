@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,8 +87,19 @@ func TestSweepDeletesDeadRunsLeftovers(t *testing.T) {
 		run  string
 		gone bool
 	}{{dead, true}, {live, false}} {
-		_, nsErr := core.Namespaces().Get(ctx, tc.run, metav1.GetOptions{})
-		_, secretErr := core.Secrets(shared).Get(ctx, tc.run+"-load-token", metav1.GetOptions{})
+		// Deletion is foreground: the Secret lingers with a finalizer until
+		// the garbage collector has been through it, which under load (CI
+		// at 0e3c3f1 saw it) takes longer than Sweep's return. Wait for it.
+		var nsErr, secretErr error
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			_, nsErr = core.Namespaces().Get(ctx, tc.run, metav1.GetOptions{})
+			_, secretErr = core.Secrets(shared).Get(ctx, tc.run+"-load-token", metav1.GetOptions{})
+			if !tc.gone || (apierrors.IsNotFound(nsErr) && apierrors.IsNotFound(secretErr)) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		if apierrors.IsNotFound(nsErr) != tc.gone || apierrors.IsNotFound(secretErr) != tc.gone {
 			t.Errorf("run %s: namespace error %v, secret error %v; want gone = %v (swept %v)", tc.run, nsErr, secretErr, tc.gone, swept.Removed)
 		}
