@@ -43,12 +43,30 @@ interface Route {
   literals: number
 }
 
+/**
+ * multiSegment names a template's path parameters that GitHub documents as
+ * spanning several segments (x-multi-segment: a file's path, a git ref).
+ */
+function multiSegment(template: string): Set<string> {
+  const names = new Set<string>()
+  for (const op of Object.values(spec.paths[template])) {
+    for (const p of op.parameters ?? []) {
+      const param = deref<Parameter & { 'x-multi-segment'?: boolean }>(p)
+      if (param.in === 'path' && param['x-multi-segment']) names.add(param.name)
+    }
+  }
+  return names
+}
+
 const routes: Route[] = Object.keys(spec.paths)
   .map((template) => {
     const names: string[] = []
+    const spanning = multiSegment(template)
     const pattern = new RegExp(
       '^' +
-        template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)')) +
+        template
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), spanning.has(name) ? '(.+)' : '([^/]+)')) +
         '$',
     )
     return { template, pattern, names, literals: template.split('/').filter((s) => s && !s.startsWith('{')).length }
