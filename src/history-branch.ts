@@ -129,6 +129,8 @@ export async function putChangedFiles(octokit: Octokit, where: HistoryBranch, sn
         message,
         content: f.content.toString('base64'),
         ...(f.sha ? { sha: f.sha } : {}),
+        // A 409 is an answer here, not a hiccup: retrying the same write cannot succeed.
+        request: { retries: 0 },
       })
     } catch (error) {
       // 409: the file's SHA moved; 422: it was created meanwhile (no sha
@@ -148,19 +150,16 @@ async function createOrphanBranch(
   message: string,
 ): Promise<void> {
   const { owner, repo, branch } = where
-  const blobs = [
-    { path: 'README.md', content: Buffer.from(branchReadme(branch)) },
-    ...files.map((f) => ({ path: `${HISTORY_FOLDER}/${f.name}`, content: f.content })),
-  ]
-  const tree = []
-  for (const b of blobs) {
-    const { data } = await octokit.rest.git.createBlob({ owner, repo, content: b.content.toString('base64'), encoding: 'base64' })
-    tree.push({ path: b.path, mode: '100644' as const, type: 'blob' as const, sha: data.sha })
-  }
+  // Contents inline in the tree (the history is UTF-8 JSON lines): one
+  // request instead of one per blob, and every write request is rate-limited.
+  const tree = [
+    { path: 'README.md', content: branchReadme(branch) },
+    ...files.map((f) => ({ path: `${HISTORY_FOLDER}/${f.name}`, content: f.content.toString('utf8') })),
+  ].map((entry) => ({ ...entry, mode: '100644' as const, type: 'blob' as const }))
   const { data: created } = await octokit.rest.git.createTree({ owner, repo, tree })
   const { data: commit } = await octokit.rest.git.createCommit({ owner, repo, message, tree: created.sha, parents: [] })
   try {
-    await octokit.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha: commit.sha })
+    await octokit.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha: commit.sha, request: { retries: 0 } })
   } catch (error) {
     // 422 "Reference already exists": another writer created it first.
     if ([409, 422].includes(status(error))) throw new Conflict(`branch ${branch}: ${(error as Error).message}`, { cause: error })
