@@ -77,7 +77,13 @@ export class FakeGitHub {
   }
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res))
+    this.server = createServer((req, res) =>
+      // A fake that throws answers 500 and says why, instead of leaving the client waiting.
+      this.handle(req, res).catch((error: unknown) => {
+        this.problems.push(`${req.method} ${req.url}: the fake threw ${String(error)}`)
+        res.writeHead(500).end()
+      }),
+    )
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
   }
 
