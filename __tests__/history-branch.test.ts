@@ -156,7 +156,7 @@ describe('writeHistoryBranch', () => {
     gh.git.write('perfgate-data', 'history/perfgate.jsonl', `${line('e1')}\n`)
     const snapshot = await read()
     const records = record(snapshot, 'mine')
-    gh.before('PUT /repos/acme/shop/contents/history%2Fperfgate.jsonl', () =>
+    gh.before('PUT /repos/acme/shop/contents/history/perfgate.jsonl', () =>
       gh.git.write('perfgate-data', 'history/perfgate.jsonl', `${line('e1')}\n${line('theirs')}\n`),
     )
     const outcome = await writeHistoryBranch(octokit(), where, snapshot, options(records))
@@ -192,7 +192,7 @@ describe('writeHistoryBranch', () => {
     gh.git.write('perfgate-data', 'history/perfgate.jsonl', `${line('e1')}\n`)
     const snapshot = await read()
     for (let i = 0; i < WRITE_ATTEMPTS; i++) {
-      gh.before('PUT /repos/acme/shop/contents/history%2Fperfgate.jsonl', () =>
+      gh.before('PUT /repos/acme/shop/contents/history/perfgate.jsonl', () =>
         gh.git.write('perfgate-data', 'history/perfgate.jsonl', `${historyFile()}${line(`other-${i}`)}\n`),
       )
     }
@@ -207,7 +207,7 @@ describe('writeHistoryBranch', () => {
   it('lets a 403 (a read-only token) through for the caller to judge, without retrying', async () => {
     gh.git.write('perfgate-data', 'history/perfgate.jsonl', `${line('e1')}\n`)
     const snapshot = await read()
-    gh.fail('PUT /repos/acme/shop/contents/history%2Fperfgate.jsonl', { status: 403, message: 'Resource not accessible by integration' })
+    gh.fail('PUT /repos/acme/shop/contents/history/perfgate.jsonl', { status: 403, message: 'Resource not accessible by integration' })
     await expect(writeHistoryBranch(octokit(), where, snapshot, options(record(snapshot, 'mine')))).rejects.toMatchObject({ status: 403 })
     expect(gh.count('repos/create-or-update-file-contents')).toBe(1)
   })

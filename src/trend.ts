@@ -101,13 +101,13 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
     engine.path,
     `perfgate: trend confirmations (${trend.config}) from run ${process.env.GITHUB_RUN_ID ?? 'local'}`,
   )
-  await alarm(inputs, event, trend, path.join(trendDir, 'alarm.md'))
+  await updateTrendIssue(inputs, event, trend, path.join(trendDir, 'alarm.md'))
   if (uploadError) throw new Error(uploadError)
   if (historyError) throw new Error(historyError)
 }
 
-/** alarm brings the config's issue in step with the trend; a token that may not write issues only warns. */
-async function alarm(inputs: Inputs, event: EventInfo, trend: TrendResult, alarmFile: string): Promise<void> {
+/** updateTrendIssue brings the config's issue in step with the trend; a token that may not write issues only warns. */
+export async function updateTrendIssue(inputs: Inputs, event: EventInfo, trend: TrendResult, alarmFile: string): Promise<void> {
   if (trend.alarm.state === 'none') {
     core.info('trend issue: nothing to do (no confirmed step changed)')
     return

@@ -77,13 +77,13 @@ export class FakeGitHub {
   }
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) =>
+    this.server = createServer((req, res) => {
       // A fake that throws answers 500 and says why, instead of leaving the client waiting.
       this.handle(req, res).catch((error: unknown) => {
         this.problems.push(`${req.method} ${req.url}: the fake threw ${String(error)}`)
         res.writeHead(500).end()
-      }),
-    )
+      })
+    })
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
   }
 
@@ -155,8 +155,10 @@ export class FakeGitHub {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
       res.end(payload === undefined ? '' : JSON.stringify(payload))
     }
-    this.hooks.get(`${method} ${url.pathname}`)?.shift()?.()
-    const fault = this.faults.get(`${method} ${url.pathname}`)?.shift()
+    // Routes are named decoded: a client may send a file's path or a ref as one %2F-encoded segment.
+    const route = `${method} ${decodeURIComponent(url.pathname)}`
+    this.hooks.get(route)?.shift()?.()
+    const fault = this.faults.get(route)?.shift()
     if (fault) {
       send(fault.status, { message: fault.message, documentation_url: 'https://docs.github.com/rest' }, fault.headers)
       return

@@ -98,9 +98,9 @@ function rebase(schema: Schema): Schema {
 function typedNullable<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v: unknown) => typedNullable(v)) as T
   if (!value || typeof value !== 'object') return value
-  const out = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typedNullable(v)])) as Schema
+  const out: Schema = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typedNullable(v)]))
   if (out.nullable === true && out.type === undefined) {
-    const { nullable: _nullable, ...rest } = out
+    const rest = Object.fromEntries(Object.entries(out).filter(([k]) => k !== 'nullable'))
     return { anyOf: [rest, { type: 'null' }] } as T
   }
   // Ajv reads an enum literally: null must be one of its values too.
