@@ -98,7 +98,7 @@ export class FakeGitHub {
     return c
   }
 
-  /** fail makes the next requests to "METHOD /path" answer with these faults, in order. */
+  /** fail makes the next requests to "METHOD /path" (decoded) answer with these faults, in order. */
   fail(route: string, ...faults: Fault[]): void {
     this.faults.set(route, [...(this.faults.get(route) ?? []), ...faults])
   }
