@@ -16,6 +16,22 @@ describe('getInputs', () => {
       artifactName: 'perfgate-results',
       workingDirectory: '.',
       allowUnsafePullRequestTarget: false,
+      history: { kind: 'branch' },
+      historyBranch: 'perfgate-data',
+      confirm: true,
+      confirmBudget: 3,
+    })
+  })
+
+  it('reads the history inputs: none, a directory, a branch name, confirmation', () => {
+    expect(getInputs(read({ history: 'none' })).history).toEqual({ kind: 'none' })
+    expect(getInputs(read({ history: '/var/perf/history' })).history).toEqual({ kind: 'directory', path: '/var/perf/history' })
+    expect(getInputs(read({ history: './branch' })).history).toEqual({ kind: 'directory', path: './branch' })
+    expect(getInputs(read({ 'history-branch': 'data/perf', confirm: 'false', 'confirm-budget': '7', mode: 'trend' }))).toMatchObject({
+      historyBranch: 'data/perf',
+      confirm: false,
+      confirmBudget: 7,
+      mode: 'trend',
     })
   })
 
@@ -47,7 +63,15 @@ describe('getInputs', () => {
   })
 
   it.each([
-    ['mode', 'bench', `Invalid 'mode': "bench". Expected one of gate, record, comment.`],
+    ['mode', 'bench', `Invalid 'mode': "bench". Expected one of gate, record, trend, comment.`],
+    ['history-branch', '--orphan', `Invalid 'history-branch': "--orphan". Expected a branch name such as perfgate-data.`],
+    ['history-branch', 'a..b', `Invalid 'history-branch': "a..b".`],
+    ['history-branch', 'data.lock', `Invalid 'history-branch': "data.lock".`],
+    ['history-branch', 'perf data', `Invalid 'history-branch': "perf data".`],
+    ['confirm', 'yes', `Invalid 'confirm': "yes". Expected one of false, true.`],
+    ['confirm-budget', '0', `Invalid 'confirm-budget': "0". Expected a whole number of paired gates from 1 to 20.`],
+    ['confirm-budget', '2.5', `Invalid 'confirm-budget': "2.5".`],
+    ['confirm-budget', '21', `Invalid 'confirm-budget': "21".`],
     ['comment', 'sometimes', `Invalid 'comment': "sometimes". Expected one of auto, always, never, on-regression.`],
     ['fail-on', 'error', `Invalid 'fail-on': "error". Expected one of regression, inconclusive, never.`],
     ['target', 'lambda', `Invalid 'target': "lambda". Expected one of local, docker, kind, kubernetes, or empty for the config's target.`],

@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { TARGETS } from './engine-facts.js'
 import { UserError } from './errors.js'
 
-export const MODES = ['gate', 'record', 'comment'] as const
+export const MODES = ['gate', 'record', 'trend', 'comment'] as const
 export const COMMENT_POLICIES = ['auto', 'always', 'never', 'on-regression'] as const
 export const FAIL_ON = ['regression', 'inconclusive', 'never'] as const
 
@@ -23,7 +23,21 @@ export interface Inputs {
   readonly artifactName: string
   readonly workingDirectory: string
   readonly allowUnsafePullRequestTarget: boolean
+  readonly history: HistorySource
+  readonly historyBranch: string
+  readonly confirm: boolean
+  readonly confirmBudget: number
 }
+
+/**
+ * HistorySource is where the nightly history lives: a data branch of the
+ * repository (the default), a directory used as it is (a self-hosted
+ * runner's disk), or nowhere.
+ */
+export type HistorySource = { readonly kind: 'branch' } | { readonly kind: 'directory'; readonly path: string } | { readonly kind: 'none' }
+
+/** The most paired gates one trend run may spend confirming steps. */
+export const MAX_CONFIRM_BUDGET = 20
 
 /** InputReader returns an input's raw value ('' when unset). */
 export type InputReader = (name: string) => string
@@ -57,6 +71,10 @@ export function getInputs(read: InputReader = (name) => core.getInput(name)): In
     artifactName: checkArtifactName(value('artifact-name', 'perfgate-results'), problems),
     workingDirectory: checkRelativePath('working-directory', value('working-directory', '.'), problems),
     allowUnsafePullRequestTarget: oneOf('allow-unsafe-pull-request-target', ['false', 'true'], 'false') === 'true',
+    history: historySource(value('history', 'branch')),
+    historyBranch: checkBranch(value('history-branch', 'perfgate-data'), problems),
+    confirm: oneOf('confirm', ['false', 'true'], 'true') === 'true',
+    confirmBudget: checkBudget(value('confirm-budget', '3'), problems),
   }
   if (problems.length > 0) throw new UserError(problems.join('\n'))
   return inputs
@@ -75,6 +93,44 @@ function checkRevision(ref: string, problems: string[]): string {
     )
   }
   return ref
+}
+
+/** historySource reads the history input: branch, none, or a directory (./branch for a directory named branch). */
+function historySource(history: string): HistorySource {
+  if (history === 'branch' || history === 'none') return { kind: history }
+  return { kind: 'directory', path: history }
+}
+
+/**
+ * checkBranch accepts a branch name git would (git check-ref-format), so
+ * the history branch cannot be an option, a range or another ref's path.
+ */
+function checkBranch(branch: string, problems: string[]): string {
+  const parts = branch.split('/')
+  if (
+    // eslint-disable-next-line no-control-regex
+    /[\s\x00-\x1f\x7f~^:?*[\\]/.test(branch) ||
+    branch.startsWith('-') ||
+    branch.includes('..') ||
+    branch.includes('@{') ||
+    parts.some((p) => p === '' || p.startsWith('.') || p.endsWith('.lock')) ||
+    branch.endsWith('.')
+  ) {
+    problems.push(`Invalid 'history-branch': ${JSON.stringify(branch)}. Expected a branch name such as perfgate-data.`)
+  }
+  return branch
+}
+
+/** checkBudget reads confirm-budget: how many paired gates trend may run, 1 to MAX_CONFIRM_BUDGET. */
+function checkBudget(budget: string, problems: string[]): number {
+  const n = Number(budget)
+  if (!/^\d+$/.test(budget) || n < 1 || n > MAX_CONFIRM_BUDGET) {
+    problems.push(
+      `Invalid 'confirm-budget': ${JSON.stringify(budget)}. Expected a whole number of paired gates from 1 to ${MAX_CONFIRM_BUDGET}.`,
+    )
+    return 3
+  }
+  return n
 }
 
 /** checkRelativePath keeps paths inside the workspace. */

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { artifactName, uploadResults } from './artifact.js'
+import { artifactName } from './artifact.js'
 import { commentMarker, writeComment } from './comment.js'
 import { runCommentStage } from './comment-stage.js'
 import { failureFor } from './step-failure.js'
@@ -13,11 +13,14 @@ import { buildOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import { describeEvent, type EventInfo } from './event.js'
 import { gitIn, mergeBase, resolveRevision, type BaseRevision } from './git-base.js'
+import { addHistoryFlag, openHistory, recordFlags, saveHistory } from './history.js'
 import { getInputs, type Inputs } from './inputs.js'
+import { keepResults } from './keep-results.js'
 import { refuseUnsafeEvent } from './refuse.js'
 import { escapeMarkdown } from './markdown.js'
 import { createOctokit } from './octokit.js'
 import { readVerdict, runPerfgate, type Verdict } from './perfgate.js'
+import { runTrend } from './trend.js'
 import * as state from './state.js'
 import { writeSummary } from './summary.js'
 
@@ -31,6 +34,9 @@ export async function run(): Promise<void> {
       case 'gate':
       case 'record':
         await measure(inputs, event)
+        break
+      case 'trend':
+        await runTrend(inputs, event)
         break
       case 'comment':
         await runCommentStage(inputs, event)
@@ -70,18 +76,42 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
     state.saveEngineRun({ binary: engine.path, viaSudo, config: path.resolve(workdir, config) })
   }
   let exitCode = 0
+  // Read before measuring: record adds to it, gate shows where main stands.
+  const history =
+    inputs.mode === 'record' || 'sha' in base ? await openHistory(inputs, event, inputs.mode === 'record' ? 'record' : 'gate') : undefined
   if (inputs.mode === 'record') {
-    const args = ['run', '--config', config, '--src', workdir, '--label', recordLabel(event), '--out', resultsDir]
-    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, started)
+    const args = [
+      'run',
+      '--config',
+      config,
+      '--src',
+      workdir,
+      '--label',
+      recordLabel(event),
+      '--out',
+      resultsDir,
+      ...(await recordFlags(name, event, workdir)),
+    ]
+    exitCode = await runPerfgate(engine.path, withTarget(addHistoryFlag(args, history), inputs), workdir, started)
   } else if ('sha' in base) {
     const args = ['gate', '--config', config, '--base', base.sha, '--head', workdir, '--out', resultsDir]
-    exitCode = await runPerfgate(engine.path, withTarget(args, inputs), workdir, started)
+    exitCode = await runPerfgate(engine.path, withTarget(addHistoryFlag(args, history), inputs), workdir, started)
   } else {
     await writeFile(path.join(resultsDir, 'report.md'), noBaselineReport(base.none))
   }
 
   // The data is kept before anything is decided.
-  const uploadError = await upload(name, resultsDir)
+  const uploadError = await keepResults(name, resultsDir)
+  const historyError =
+    inputs.mode === 'record'
+      ? await saveHistory(
+          inputs,
+          history,
+          path.join(resultsDir, 'history-entry.json'),
+          engine.path,
+          `perfgate: record ${event.sha.slice(0, 12)} (${config}) from run ${process.env.GITHUB_RUN_ID ?? 'local'}`,
+        )
+      : ''
   const outcome =
     'none' in base && inputs.mode === 'gate'
       ? { verdict: 'no-baseline' as Verdict, reason: base.none }
@@ -102,6 +132,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   await comment(inputs, event, marker, markdown, outcome.verdict)
 
   if (uploadError) throw new Error(uploadError)
+  if (historyError) throw new Error(historyError)
   const failure = failureFor(outcome.verdict, outcome.reason, inputs.failOn)
   if (failure) core.setFailed(failure)
 }
@@ -143,21 +174,6 @@ async function findBase(inputs: Inputs, event: EventInfo, workdir: string): Prom
     return found
   }
   return { none: `a ${event.name} event has no pull request to compare with, and base-ref is not set` }
-}
-
-/** upload returns an error message instead of throwing: the step still reports, then fails. */
-async function upload(name: string, resultsDir: string): Promise<string> {
-  try {
-    const id = await core.group('Upload the results', () => uploadResults(name, resultsDir))
-    state.markUploaded()
-    core.setOutput('artifact-id', String(id))
-    core.info(`results uploaded as artifact ${name} (ID ${id})`)
-    return ''
-  } catch (error) {
-    const message = `Uploading the results as artifact ${name} failed: ${getErrorMessage(error)}. The raw results are lost when this job ends; the report is in the job summary.`
-    core.error(message)
-    return message
-  }
 }
 
 /** comment writes the sticky comment where the policy and the event allow it. */

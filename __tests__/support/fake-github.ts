@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { FakeGitData, type Answer } from './fake-git-data.js'
 import { checkRequest, checkResponse, sample, sampleComponent } from './openapi.js'
 
 export interface FakeComment {
@@ -27,6 +28,16 @@ export interface FakeArtifact {
   name: string
   sizeInBytes: number
   zip: Uint8Array
+}
+
+export interface FakeIssue {
+  number: number
+  title: string
+  body: string
+  state: 'open' | 'closed'
+  stateReason: string | null
+  login: string
+  labels: string[]
 }
 
 export interface Fault {
@@ -50,9 +61,13 @@ export class FakeGitHub {
   comments = new Map<number, FakeComment[]>()
   pulls: FakePull[] = []
   artifacts = new Map<number, FakeArtifact[]>()
+  issues: FakeIssue[] = []
+  /** git is the repository's content: branches, commits, blobs (the data branch lives here). */
+  readonly git = new FakeGitData()
   readonly requests: RecordedRequest[] = []
   readonly problems: string[] = []
   private readonly faults = new Map<string, Fault[]>()
+  private readonly hooks = new Map<string, (() => void)[]>()
   private nextId = 1000
   private server?: Server
 
@@ -62,7 +77,13 @@ export class FakeGitHub {
   }
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res))
+    this.server = createServer((req, res) => {
+      // A fake that throws answers 500 and says why, instead of leaving the client waiting.
+      this.handle(req, res).catch((error: unknown) => {
+        this.problems.push(`${req.method} ${req.url}: the fake threw ${String(error)}`)
+        res.writeHead(500).end()
+      })
+    })
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
   }
 
@@ -77,9 +98,24 @@ export class FakeGitHub {
     return c
   }
 
-  /** fail makes the next requests to "METHOD /path" answer with these faults, in order. */
+  /** fail makes the next requests to "METHOD /path" (decoded) answer with these faults, in order. */
   fail(route: string, ...faults: Fault[]): void {
     this.faults.set(route, [...(this.faults.get(route) ?? []), ...faults])
+  }
+
+  /**
+   * before runs fn just before the fake answers the next request to
+   * "METHOD /path": another writer landing between a read and a write.
+   */
+  before(route: string, fn: () => void): void {
+    this.hooks.set(route, [...(this.hooks.get(route) ?? []), fn])
+  }
+
+  /** addIssue stores an issue as if someone had opened it. */
+  addIssue(issue: Omit<FakeIssue, 'number' | 'stateReason'> & { stateReason?: string | null }): FakeIssue {
+    const created = { stateReason: null, ...issue, number: this.nextNumber() }
+    this.issues.push(created)
+    return created
   }
 
   count(operationId: string): number {
@@ -119,7 +155,10 @@ export class FakeGitHub {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
       res.end(payload === undefined ? '' : JSON.stringify(payload))
     }
-    const fault = this.faults.get(`${method} ${url.pathname}`)?.shift()
+    // Routes are named decoded: a client may send a file's path or a ref as one %2F-encoded segment.
+    const route = `${method} ${decodeURIComponent(url.pathname)}`
+    this.hooks.get(route)?.shift()?.()
+    const fault = this.faults.get(route)?.shift()
     if (fault) {
       send(fault.status, { message: fault.message, documentation_url: 'https://docs.github.com/rest' }, fault.headers)
       return
@@ -172,26 +211,17 @@ export class FakeGitHub {
         return
       case 'issues/list-comments': {
         const all = this.comments.get(Number(p.issue_number)) ?? []
-        const perPage = Number(query.get('per_page') ?? 30)
-        const page = Number(query.get('page') ?? 1)
-        const last = Math.max(1, Math.ceil(all.length / perPage))
-        const links: string[] = []
-        const link = (n: number, rel: string): string => {
-          const u = new URL(url.toString())
-          u.searchParams.set('page', String(n))
-          return `<${this.url}${u.pathname}${u.search}>; rel="${rel}"`
-        }
-        if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'))
-        if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'))
+        const { items, headers } = this.page(all, query, url)
         send(
           200,
-          all.slice((page - 1) * perPage, page * perPage).map((c) => this.comment(c, Number(p.issue_number))),
-          links.length ? { link: links.join(', ') } : {},
+          items.map((c) => this.comment(c, Number(p.issue_number))),
+          headers,
         )
         return
       }
       case 'issues/create-comment': {
-        if (!this.pulls.some((x) => x.number === Number(p.issue_number))) return notFound()
+        const number = Number(p.issue_number)
+        if (!this.pulls.some((x) => x.number === number) && !this.issues.some((x) => x.number === number)) return notFound()
         if ((input?.body ?? '').length > 65536) {
           send(422, {
             message: 'Validation Failed',
@@ -249,8 +279,162 @@ export class FakeGitHub {
         send(302, undefined, { location: `${this.url}/blob/${artifact.id}.zip` })
         return
       }
+      case 'issues/list-for-repo': {
+        const state = query.get('state') ?? 'open'
+        const labels = (query.get('labels') ?? '').split(',').filter(Boolean)
+        const matching = this.issues
+          .filter((i) => state === 'all' || i.state === state)
+          .filter((i) => labels.every((l) => i.labels.includes(l)))
+          .sort((a, b) => b.number - a.number) // GitHub's default: newest first
+        const { items, headers } = this.page(matching, query, url)
+        send(
+          200,
+          items.map((i) => this.issue(i)),
+          headers,
+        )
+        return
+      }
+      case 'issues/create': {
+        const issue = body as { title: string; body?: string; labels?: string[] }
+        const created = this.addIssue({
+          title: String(issue.title),
+          body: issue.body ?? '',
+          state: 'open',
+          login: this.login ?? 'github-actions[bot]',
+          labels: issue.labels ?? [],
+        })
+        send(201, this.issue(created))
+        return
+      }
+      case 'issues/update': {
+        const found = this.issues.find((i) => i.number === Number(p.issue_number))
+        if (!found) return notFound()
+        const change = body as { title?: string; body?: string; state?: 'open' | 'closed'; state_reason?: string }
+        if (change.title !== undefined) found.title = String(change.title)
+        if (change.body !== undefined) found.body = change.body
+        if (change.state !== undefined && change.state !== found.state) {
+          found.state = change.state
+          found.stateReason = change.state_reason ?? (change.state === 'closed' ? 'completed' : 'reopened')
+        }
+        send(200, this.issue(found))
+        return
+      }
+      case 'git/get-ref':
+        return this.answer(operationId, this.git.getRef(p.ref), send)
+      case 'git/create-ref': {
+        const ref = body as { ref: string; sha: string }
+        return this.answer(operationId, this.git.createRef(ref.ref, ref.sha), send)
+      }
+      case 'git/get-blob': {
+        const content = this.git.blobs.get(p.file_sha)
+        if (!content) return notFound()
+        return this.answer(
+          operationId,
+          { status: 200, payload: { sha: p.file_sha, size: content.length, content: content.toString('base64'), encoding: 'base64' } },
+          send,
+        )
+      }
+      case 'git/create-tree': {
+        const tree = body as { base_tree?: string; tree: { path: string; sha?: string | null; content?: string }[] }
+        if (tree.base_tree) return send(501, { message: 'the fake builds trees from scratch only' })
+        const files = new Map<string, string>()
+        for (const e of tree.tree) {
+          const sha = e.content !== undefined ? this.git.blob(Buffer.from(e.content)) : e.sha
+          if (!sha || !this.git.blobs.has(sha)) return send(422, { message: `tree.sha ${sha} is not a valid blob` })
+          files.set(e.path, sha)
+        }
+        return this.answer(operationId, { status: 201, payload: { sha: this.git.tree(files), tree: [] } }, send)
+      }
+      case 'git/create-commit': {
+        const commit = body as { message: string; tree: string; parents?: string[] }
+        if (!this.git.trees.has(commit.tree)) return send(422, { message: 'Tree SHA does not exist' })
+        const sha = this.git.commit(commit.tree, commit.parents ?? [], commit.message)
+        return this.answer(operationId, { status: 201, payload: { sha, message: commit.message, tree: { sha: commit.tree } } }, send)
+      }
+      case 'repos/get-content': {
+        const answer = this.git.getContent(p.path, query.get('ref') ?? 'main')
+        if (answer.status !== 200) return this.answer(operationId, answer, send)
+        const self = (p: unknown): string => `${this.url}/repos/${this.owner}/${this.repo}/contents/${String(p)}`
+        const item = (x: Record<string, unknown>): Record<string, unknown> => ({
+          ...x,
+          url: self(x.path),
+          git_url: `${this.url}/repos/${this.owner}/${this.repo}/git/blobs/${String(x.sha)}`,
+          html_url: null,
+          download_url: null,
+          _links: { self: self(x.path), git: null, html: null },
+        })
+        const items = answer.payload.items as Record<string, unknown>[] | undefined
+        send(200, items ? items.map(item) : { ...item(answer.payload), encoding: 'base64', size: 1, name: p.path })
+        return
+      }
+      case 'repos/create-or-update-file-contents': {
+        const answer = this.git.putContent(p.path, body as { message: string; content: string; branch?: string; sha?: string })
+        if (answer.status >= 300) return this.answer(operationId, answer, send)
+        const base = sample(operationId, answer.status)
+        send(answer.status, { ...base, commit: { ...(base.commit as object), sha: answer.payload.commit } })
+        return
+      }
       default:
         send(501, { message: `the fake does not implement ${operationId}` })
+    }
+  }
+
+  /** answer sends what FakeGitData decided: an error as GitHub words it, or a documented answer with its fields set. */
+  private answer(operationId: string, answer: Answer, send: (status: number, payload: unknown) => void): void {
+    if (answer.status >= 300) {
+      send(answer.status, { ...answer.payload, documentation_url: 'https://docs.github.com/rest' })
+      return
+    }
+    const base = sample(operationId, answer.status)
+    const object = answer.payload.object as Record<string, unknown> | undefined
+    const tree = answer.payload.tree as Record<string, unknown> | undefined
+    send(answer.status, {
+      ...base,
+      ...answer.payload,
+      ...(object ? { object: { ...(base.object as object), ...object } } : {}),
+      ...(tree && !Array.isArray(tree) ? { tree: { ...(base.tree as object), ...tree } } : {}),
+    })
+  }
+
+  /** page answers one page of a list the way GitHub does, with a Link header to the others. */
+  private page<T>(all: T[], query: URLSearchParams, url: URL): { items: T[]; headers: Record<string, string> } {
+    const perPage = Number(query.get('per_page') ?? 30)
+    const page = Number(query.get('page') ?? 1)
+    const last = Math.max(1, Math.ceil(all.length / perPage))
+    const links: string[] = []
+    const link = (n: number, rel: string): string => {
+      const u = new URL(url.toString())
+      u.searchParams.set('page', String(n))
+      return `<${this.url}${u.pathname}${u.search}>; rel="${rel}"`
+    }
+    if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'))
+    if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'))
+    return { items: all.slice((page - 1) * perPage, page * perPage), headers: links.length ? { link: links.join(', ') } : {} }
+  }
+
+  private nextNumber(): number {
+    return Math.max(0, ...this.pulls.map((x) => x.number), ...this.issues.map((x) => x.number)) + 1
+  }
+
+  private issue(i: FakeIssue): Record<string, unknown> {
+    return {
+      ...sample('issues/get'),
+      number: i.number,
+      title: i.title,
+      body: i.body,
+      state: i.state,
+      state_reason: i.stateReason,
+      user: this.user(i.login),
+      labels: i.labels.map((name, n) => ({
+        id: n + 1,
+        node_id: `L${n}`,
+        url: `${this.url}/labels/${name}`,
+        name,
+        description: null,
+        color: 'ededed',
+        default: false,
+      })),
+      html_url: `https://github.com/${this.owner}/${this.repo}/issues/${i.number}`,
     }
   }
 

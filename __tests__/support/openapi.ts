@@ -34,7 +34,7 @@ const spec = JSON.parse(
 ) as Spec
 const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true })
 addFormats.default(ajv)
-ajv.addSchema({ $id: SPEC_ID, components: spec.components })
+ajv.addSchema({ $id: SPEC_ID, components: typedNullable(spec.components) })
 
 interface Route {
   template: string
@@ -43,12 +43,30 @@ interface Route {
   literals: number
 }
 
+/**
+ * multiSegment names a template's path parameters that GitHub documents as
+ * spanning several segments (x-multi-segment: a file's path, a git ref).
+ */
+function multiSegment(template: string): Set<string> {
+  const names = new Set<string>()
+  for (const op of Object.values(spec.paths[template])) {
+    for (const p of op.parameters ?? []) {
+      const param = deref<Parameter & { 'x-multi-segment'?: boolean }>(p)
+      if (param.in === 'path' && param['x-multi-segment']) names.add(param.name)
+    }
+  }
+  return names
+}
+
 const routes: Route[] = Object.keys(spec.paths)
   .map((template) => {
     const names: string[] = []
+    const spanning = multiSegment(template)
     const pattern = new RegExp(
       '^' +
-        template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)')) +
+        template
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\{([^}]+)\}/g, (_m, name: string) => (names.push(name), spanning.has(name) ? '(.+)' : '([^/]+)')) +
         '$',
     )
     return { template, pattern, names, literals: template.split('/').filter((s) => s && !s.startsWith('{')).length }
@@ -68,7 +86,26 @@ function validator(key: string, schema: Schema): ValidateFunction {
 
 /** rebase points the spec's local refs (#/components/...) at the registered spec. */
 function rebase(schema: Schema): Schema {
-  return JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/components/', `"$ref":"${SPEC_ID}#/components/`)) as Schema
+  return typedNullable(JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/components/', `"$ref":"${SPEC_ID}#/components/`)) as Schema)
+}
+
+/**
+ * typedNullable rewrites OpenAPI's `nullable: true` beside a composition
+ * without a type (an issue's milestone: allOf of a $ref) as "that, or
+ * null", which Ajv can compile (Ajv only takes nullable next to a type),
+ * and lets a nullable enum (an issue's state_reason) be null.
+ */
+function typedNullable<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v: unknown) => typedNullable(v)) as T
+  if (!value || typeof value !== 'object') return value
+  const out: Schema = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typedNullable(v)]))
+  if (out.nullable === true && out.type === undefined) {
+    const rest = Object.fromEntries(Object.entries(out).filter(([k]) => k !== 'nullable'))
+    return { anyOf: [rest, { type: 'null' }] } as T
+  }
+  // Ajv reads an enum literally: null must be one of its values too.
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null]
+  return out as T
 }
 
 function deref<T>(value: T | { $ref: string }): T {
