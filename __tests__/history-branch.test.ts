@@ -1,8 +1,9 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { appendFile, readFile } from 'node:fs/promises'
+import { execFile, execFileSync } from 'node:child_process'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { promisify } from 'node:util'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   backoff,
   freshDir,
@@ -16,6 +17,8 @@ import {
 } from '../src/history-branch.js'
 import { createOctokit } from '../src/octokit.js'
 import { FakeGitHub } from './support/fake-github.js'
+
+const execFileAsync = promisify(execFile)
 
 const where = { owner: 'acme', repo: 'shop', branch: 'perfgate-data' }
 const tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-history-branch-'))
@@ -36,18 +39,15 @@ const octokit = () => createOctokit('t0ken')
 const line = (id: string) => JSON.stringify({ schema: 1, kind: 'entry', id, config: 'perfgate' })
 const read = async (): Promise<HistorySnapshot> => readHistoryBranch(octokit(), where, await freshDir(tmp))
 
-/**
- * addRecords stands in for `perfgate history add` (the engine's, written
- * in parallel): it merges each record line into <config>.jsonl unless a
- * line with its id is there, which is the contract the writer relies on.
- */
+// The real engine merges the records: `perfgate history add`, built once
+// from this repository's engine/ (Go's build cache keeps it quick after).
+const engine = path.join(tmp, 'perfgate')
+beforeAll(() => {
+  execFileSync('go', ['build', '-o', engine, './cmd/perfgate'], { cwd: path.join(import.meta.dirname, '..', 'engine'), stdio: 'inherit' })
+}, 300_000)
+
 async function addRecords(dir: string, records: string): Promise<void> {
-  for (const text of (await readFile(records, 'utf8')).split('\n').filter(Boolean)) {
-    const record = JSON.parse(text) as { id: string; config: string }
-    const file = path.join(dir, `${record.config}.jsonl`)
-    const have = existsSync(file) ? ids(await readFile(file, 'utf8')) : []
-    if (!have.includes(record.id)) await appendFile(file, `${text}\n`)
-  }
+  await execFileAsync(engine, ['history', 'add', '--history', dir, '--records', records])
 }
 
 /** record does what `perfgate run --history` does to a snapshot: appends the entry, and writes it alone as the records file. */

@@ -76,8 +76,9 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
 
   const engine = await buildOwnEngine()
   const history = await openHistory(inputs, event, 'trend')
-  const args = ['trend', '--config', config, '--history', history.dir, '--out', trendDir]
-  if (inputs.confirm) args.push('--confirm', '--repo', workdir, '--budget', String(inputs.confirmBudget))
+  const args = ['trend', '--config', config, '--src', workdir, '--history', history.dir, '--out', trendDir, ...linkFlags(event, name)]
+  if (inputs.confirm) args.push('--confirm', '--budget', String(inputs.confirmBudget))
+  if (inputs.target) args.push('--target', inputs.target)
   const exitCode = await runPerfgate(engine.path, args, workdir, (pid, viaSudo) => {
     state.saveEnginePid(pid)
     state.saveEngineRun({ binary: engine.path, viaSudo, config: path.resolve(workdir, config) })
@@ -104,6 +105,20 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
   await updateTrendIssue(inputs, event, trend, path.join(trendDir, 'alarm.md'))
   if (uploadError) throw new Error(uploadError)
   if (historyError) throw new Error(historyError)
+}
+
+/**
+ * linkFlags let the alarm link commits and name the command that
+ * downloads this run's trend artifact; the engine validates each value
+ * again before building a link from it.
+ */
+export function linkFlags(event: EventInfo, artifact: string): string[] {
+  const flags = ['--artifact-name', artifact, '--repository', `${event.owner}/${event.repo}`]
+  const runId = process.env.GITHUB_RUN_ID ?? ''
+  if (/^[0-9]+$/.test(runId)) flags.push('--run-id', runId)
+  const server = process.env.GITHUB_SERVER_URL ?? ''
+  if (/^https:\/\/[A-Za-z0-9.-]+(:[0-9]+)?$/.test(server)) flags.push('--server-url', server)
+  return flags
 }
 
 /** updateTrendIssue brings the config's issue in step with the trend; a token that may not write issues only warns. */
