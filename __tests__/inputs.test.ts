@@ -69,7 +69,7 @@ describe('getInputs', () => {
     ['history-branch', 'data.lock', `Invalid 'history-branch': "data.lock".`],
     ['history-branch', 'perf data', `Invalid 'history-branch': "perf data".`],
     ['confirm', 'yes', `Invalid 'confirm': "yes". Expected one of false, true.`],
-    ['confirm-budget', '0', `Invalid 'confirm-budget': "0". Expected a whole number of paired gates from 1 to 20.`],
+    ['confirm-budget', '-1', `Invalid 'confirm-budget': "-1". Expected a whole number of paired gates from 0 to 20.`],
     ['confirm-budget', '2.5', `Invalid 'confirm-budget': "2.5".`],
     ['confirm-budget', '21', `Invalid 'confirm-budget': "21".`],
     ['comment', 'sometimes', `Invalid 'comment': "sometimes". Expected one of auto, always, never, on-regression.`],

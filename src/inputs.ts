@@ -121,12 +121,12 @@ function checkBranch(branch: string, problems: string[]): string {
   return branch
 }
 
-/** checkBudget reads confirm-budget: how many paired gates trend may run, 1 to MAX_CONFIRM_BUDGET. */
+/** checkBudget reads confirm-budget: how many paired gates may bisect each confirmed step (the engine's --budget), 0 to MAX_CONFIRM_BUDGET. */
 function checkBudget(budget: string, problems: string[]): number {
   const n = Number(budget)
-  if (!/^\d+$/.test(budget) || n < 1 || n > MAX_CONFIRM_BUDGET) {
+  if (!/^\d+$/.test(budget) || n > MAX_CONFIRM_BUDGET) {
     problems.push(
-      `Invalid 'confirm-budget': ${JSON.stringify(budget)}. Expected a whole number of paired gates from 1 to ${MAX_CONFIRM_BUDGET}.`,
+      `Invalid 'confirm-budget': ${JSON.stringify(budget)}. Expected a whole number of paired gates from 0 to ${MAX_CONFIRM_BUDGET}.`,
     )
     return 3
   }
