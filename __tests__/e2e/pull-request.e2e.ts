@@ -225,6 +225,18 @@ describe('the action where it must not comment or cannot compare', () => {
     expect(output).toMatch(/verdict[^\n]*pass/)
     expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
     expect(summary).toContain('perfgate: recorded main')
+    // The entry went to the history on the data branch, created as an
+    // orphan branch by this first recording.
+    const files = gh.git.files('perfgate-data') ?? {}
+    expect(Object.keys(files).sort()).toEqual(['README.md', 'history/perfgate.jsonl'])
+    const entries = files['history/perfgate.jsonl']
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(entries).toHaveLength(1)
+    expect(entries[0]).toMatchObject({ schema: 1, kind: 'entry', config: 'perfgate', label: 'main', verdict: 'pass' })
+    expect(entries[0].artifact).toMatchObject({ name: 'perfgate-results-attempt-1', run_id: 4242 })
+    expect(gh.problems).toEqual([])
   })
 })
 
