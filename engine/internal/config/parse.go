@@ -321,3 +321,11 @@ func (d *diagnostics) gate(n *yaml.Node, field string, g *Gate) {
 		}
 	})
 }
+
+// Keys are the known keys of the mapping at section ("" for the top level,
+// "service", "load.requests[]" for a request written as a mapping), in the
+// order the documentation lists them; nil for a section that is not a
+// mapping. The reference docs/config.md is generated in this order.
+func Keys(section string) []string {
+	return append([]string(nil), keys[section]...)
+}

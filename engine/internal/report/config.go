@@ -4,127 +4,223 @@ package report
 // applied, section for section. Package config parses perfgate.yml into
 // these types (its Config is a Config with parsing methods), so a key added
 // to perfgate.yml appears here, under the compatibility rule of schema.go.
+//
+// The doc comments of these types are also perfgate.yml's reference:
+// docs/config.md is generated from them (engine/internal/config/reference),
+// so they are written for the user of perfgate.yml. A field's key in
+// perfgate.yml is its JSON name unless a `key` tag names another; a `unit`
+// tag says what a plain number counts.
 type Config struct {
-	Version   int       `json:"version"`
-	Service   Service   `json:"service"`
+	// Version is the perfgate.yml format; 1 is the only one so far.
+	Version int `json:"version"`
+	// Service says how to build and start the service under test.
+	Service Service `json:"service"`
+	// Resources are the limits the service runs under.
 	Resources Resources `json:"resources"`
-	Target    string    `json:"target"` // local | docker | kind | kubernetes
+	// Target is where the service runs: a cgroup on this machine (local),
+	// a container (docker), a kind cluster perfgate creates (kind) or an
+	// existing cluster (kubernetes); see docs/targets.md. perfgate gate
+	// --target overrides it.
+	Target string `json:"target"`
 	// Kubernetes says where and how the kubernetes target deploys.
 	Kubernetes Kubernetes `json:"kubernetes"`
 	// Kind configures the cluster the kind target creates.
 	Kind Kind     `json:"kind"`
 	Load LoadSpec `json:"load"`
-	// Experiment is "duet" (base and head at the same time on the same
-	// CPUs, the default) or "sequential" (one process after the other).
+	// Experiment is the design: duet runs base and head at the same time
+	// on the same CPUs, so machine noise hits both alike; sequential runs
+	// one process after the other in a seeded random order (noisier for
+	// CPU; latency of the service alone). The kubernetes and kind targets
+	// run sequential and say so.
 	Experiment string `json:"experiment"`
-	// Pairs is the minimum number of valid rounds (duet) or pairs
-	// (sequential); MaxPairs the most the experiment adds while a gating
-	// metric is undecided (docs/statistics.md). MaxPairs == Pairs is a
-	// fixed number.
-	Pairs    int      `json:"pairs"`
-	MaxPairs int      `json:"max_pairs"`
-	Profiles []string `json:"profiles"` // subset of config.Profiles
+	// Pairs is the number of valid rounds (duet) or pairs (sequential) a
+	// gate measures before its first look at the statistics. A plain
+	// number, pairs: 10, sets pairs.min and pairs.max alike: a fixed
+	// number of rounds. Too few for gate.alpha is refused
+	// (docs/statistics.md).
+	Pairs int `json:"pairs" key:"pairs.min"`
+	// MaxPairs is the most valid rounds or pairs the experiment adds while
+	// a gating metric is undecided; the gate looks at the statistics a few
+	// times between pairs.min and pairs.max and stops once every gating
+	// metric is decided. At least pairs.min, at most 1000.
+	MaxPairs int `json:"max_pairs" key:"pairs.max"`
+	// Profiles are the pprof profiles captured for attribution and hints.
+	Profiles []string `json:"profiles"`
 	// ProfileRounds is how many duet rounds after the gating ones capture
-	// the profiles (a duet's gating rounds capture none: profiling both
-	// sides biased the CPU comparison); sequential runs each capture them.
+	// the profiles (0 to 100; 0: no profiles in a duet). A duet's gating
+	// rounds capture none, because profiling both sides biased the CPU
+	// comparison; in a sequential experiment every run captures them.
 	ProfileRounds int      `json:"profile_rounds"`
 	Gate          Gate     `json:"gate"`
 	Validity      Validity `json:"validity"`
 }
 
-// Kubernetes configures the kubernetes target. Empty fields fall back to
-// the environment (KUBECONFIG, PERFGATE_KUBE_CONTEXT,
-// PERFGATE_KUBE_NAMESPACE), then to the kubeconfig's current context and a
-// namespace perfgate creates for the run.
+// Kubernetes configures the kubernetes target (the kind target fills it in
+// itself). Empty fields fall back to the environment, then to the
+// kubeconfig's current context and a namespace of the run's own.
 type Kubernetes struct {
+	// Kubeconfig is the kubeconfig file; empty: KUBECONFIG, then
+	// ~/.kube/config.
 	Kubeconfig string `json:"kubeconfig,omitempty"`
-	Context    string `json:"context,omitempty"`
-	Namespace  string `json:"namespace,omitempty"`
+	// Context is the kubeconfig context; empty: PERFGATE_KUBE_CONTEXT,
+	// then the current context.
+	Context string `json:"context,omitempty"`
+	// Namespace is where the run's objects go; empty:
+	// PERFGATE_KUBE_NAMESPACE, then a namespace perfgate creates for the
+	// run and deletes after it.
+	Namespace string `json:"namespace,omitempty"`
 	// ImageLoad is the command that makes an image archive available to
-	// the cluster's nodes; {archive} is the docker-archive tarball and
-	// {image} its reference. Without it the images must be pullable from
-	// ImageRepository (pushed by the command).
-	ImageLoad       []string `json:"image_load,omitempty"`
-	ImageRepository string   `json:"image_repository,omitempty"`
+	// the cluster's nodes, as a list of arguments: {archive} is the
+	// docker-archive tarball and {image} its reference, like [kind, load,
+	// image-archive, "{archive}"]. Without it the images must be pullable
+	// from image_repository (push them with this command).
+	ImageLoad []string `json:"image_load,omitempty"`
+	// ImageRepository is where the service's and the load generator's
+	// images are named: <repository>/service:<run>-<hash>; empty:
+	// perfgate.
+	ImageRepository string `json:"image_repository,omitempty"`
 }
 
 // Kind configures the kind target's cluster.
 type Kind struct {
-	// NodeImage is the node image (kind's own default when empty).
+	// NodeImage is the kind node image, like kindest/node:v1.32.0; empty:
+	// kind's own default.
 	NodeImage string `json:"node_image,omitempty"`
 }
 
-// Service says how to build and start the service under test.
+// Service says how to build and start the service under test. The service
+// must be told where to listen: service.args or service.env must use
+// {addr} (127.0.0.1:PORT, chosen per run) or {port}.
 type Service struct {
-	// Package is the Go package to build, relative to the tree being
-	// built, in the normalized form "./cmd/server" (or ".").
+	// Package is the Go package to build, relative to the root of the tree
+	// being built, like ./cmd/server (or . for the root). Required.
 	Package string `json:"package"`
-	// Args and Env may use {addr} and {port}; see config.Config.Args and
-	// config.Config.Env.
-	Args         []string          `json:"args"`
-	Env          map[string]string `json:"env"`
-	Ready        string            `json:"ready"`         // path that answers 2xx once the service serves
-	Pprof        string            `json:"pprof"`         // net/http/pprof prefix without a trailing slash ("" at the root)
-	ReadyTimeout Duration          `json:"ready_timeout"` // how long to wait for Ready
+	// Args are the service's command-line arguments; {addr} and {port} are
+	// replaced with the address chosen for each process, like ["-addr",
+	// "{addr}"].
+	Args []string `json:"args"`
+	// Env is added to the service's environment, which holds nothing else
+	// of perfgate's (on the local target: only PATH, HOME, TMPDIR and
+	// GOMAXPROCS besides these); values may use {addr} and {port}, like
+	// {PORT: "{port}"}. GOMAXPROCS here wins over the one perfgate sets
+	// from resources.cpu.
+	Env map[string]string `json:"env"`
+	// Ready is the path polled with GET until it answers 2xx; the run
+	// starts then.
+	Ready string `json:"ready"`
+	// Pprof is the net/http/pprof prefix on the service's own listener,
+	// like /debug/pprof; profiles and runtime counters are read there.
+	Pprof string `json:"pprof"`
+	// ReadyTimeout is how long to wait for ready to answer 2xx before the
+	// run fails.
+	ReadyTimeout Duration `json:"ready_timeout"`
 }
 
-// Resources are the limits the service runs under, on every target.
+// Resources are the limits the service runs under, on every target: a
+// cgroup (local), the container's limits (docker) or requests equal to
+// limits (kubernetes, kind).
 type Resources struct {
-	CPU    CPU   `json:"cpu"`
+	// CPU is the CPU limit; GOMAXPROCS follows it (rounded up to whole
+	// cores).
+	CPU CPU `json:"cpu"`
+	// Memory is the memory limit; the service is OOM-killed above it,
+	// which makes the run invalid.
 	Memory Bytes `json:"memory"`
 }
 
-// LoadSpec is the fixed open-model load driven at each run. (It is not
-// named Load because that is config's function reading a file, and Load
-// here is a run's load figures.)
+// LoadSpec is the fixed open-model load driven at each run: the same
+// requests at the same rate for base and head.
+//
+// It is not named Load because that is config's function reading a file,
+// and Load here is a run's load figures.
 type LoadSpec struct {
-	Rate     float64   `json:"rate"`     // requests per second
-	Warmup   Duration  `json:"warmup"`   // at Rate, before measuring; may be 0
-	Duration Duration  `json:"duration"` // the measured window of each run
-	Timeout  Duration  `json:"timeout"`  // per request
-	Requests []Request `json:"requests"` // sent round-robin
+	// Rate is the constant request rate, to each side in a duet.
+	Rate float64 `json:"rate" unit:"requests per second"`
+	// Warmup is how long the load runs at rate before the measured window;
+	// may be 0.
+	Warmup Duration `json:"warmup"`
+	// Duration is the measured window of each round or run, in whole
+	// seconds (pprof profiles cover whole seconds), at least 1s.
+	Duration Duration `json:"duration"`
+	// Timeout is the timeout of each request; a request that takes longer
+	// counts as an error.
+	Timeout Duration `json:"timeout"`
+	// Requests are the requests of the load, sent round-robin. Each is
+	// either "METHOD /path" (like GET /search?q=alpha) or a mapping with
+	// method, path, headers and body. Paths only: load never goes to
+	// another host.
+	Requests []Request `json:"requests"`
 }
 
 // Request is one request of the load. In YAML it is either the string
 // "GET /search?q=alpha" or a mapping with method, path, headers and body.
 type Request struct {
-	Method  string            `json:"method"`
-	Path    string            `json:"path"` // starts with a single "/": load only goes to the service
+	// Method is the HTTP method; GET when a request written as a mapping
+	// leaves it out.
+	Method string `json:"method"`
+	// Path is the path and query on the service, starting with a single /.
+	Path string `json:"path"`
+	// Headers are the request's headers, like {Content-Type:
+	// application/json}; Host cannot be set.
 	Headers map[string]string `json:"headers,omitempty"`
-	Body    string            `json:"body,omitempty"`
+	// Body is the request body, like '{"id":1,"qty":2}'; at most 1 MiB.
+	Body string `json:"body,omitempty"`
 }
 
 // String is the short form used in messages and reports: "GET /path".
 func (r Request) String() string { return r.Method + " " + r.Path }
 
 // Gate holds the thresholds: a metric regresses when its increase is
-// significant at Alpha AND its estimate is above the threshold.
+// significant at alpha AND its estimate is above the threshold; an interval
+// that reaches past the threshold is inconclusive (docs/statistics.md).
+// With perfgate gate --base <revision>, this section comes from the base
+// revision's perfgate.yml.
 type Gate struct {
-	CPU    Fraction `json:"cpu"`    // CPU time per request, relative increase
-	Allocs Fraction `json:"allocs"` // allocations per request, relative increase
-	Bytes  Fraction `json:"bytes"`  // bytes allocated per request, relative increase
-	Errors Fraction `json:"errors"` // error rate, absolute increase
-	Alpha  float64  `json:"alpha"`  // significance level before Holm correction
-	// Goroutines is the goroutines retained per 1,000 requests (absolute
-	// increase) that fails the gate.
-	Goroutines float64 `json:"goroutines"`
-	// Heap is the live heap retained per 1,000 requests (absolute
-	// increase, bytes) that fails the gate.
-	Heap Bytes `json:"heap"`
-	// Latency is the relative increase of latency quantiles that fails the
-	// gate; 0 means latency is reported but does not gate.
+	// CPU is the relative increase of CPU time per request that fails the
+	// gate.
+	CPU Fraction `json:"cpu"`
+	// Allocs is the relative increase of allocations per request that
+	// fails the gate.
+	Allocs Fraction `json:"allocs"`
+	// Bytes is the relative increase of bytes allocated per request that
+	// fails the gate.
+	Bytes Fraction `json:"bytes"`
+	// Errors is the absolute increase of the error rate that fails the
+	// gate; 0% fails on any significant new errors.
+	Errors Fraction `json:"errors"`
+	// Alpha is the false-failure rate of the whole gate: over all gating
+	// metrics (Holm) and all looks; above 0, at most 0.5.
+	Alpha float64 `json:"alpha"`
+	// Goroutines is the increase of goroutines retained per 1,000
+	// requests (a leak) that fails the gate; 0 fails on any significant
+	// growth.
+	Goroutines float64 `json:"goroutines" unit:"goroutines per 1,000 requests"`
+	// Heap is the increase of live heap retained per 1,000 requests (a
+	// leak) that fails the gate; 0 fails on any significant growth.
+	Heap Bytes `json:"heap" unit:"bytes per 1,000 requests"`
+	// Latency is the relative increase of the p50, p90 and p99 latency
+	// that fails the gate; 0% means latency is reported but does not gate.
 	Latency Fraction `json:"latency"`
 }
 
 // Validity says when a run is measured well enough to be compared; an
-// invalid run is reported with its reason and never counts as a regression.
+// invalid run is reported with its reason, replaced, and never counts as a
+// regression. With perfgate gate --base <revision>, this section comes
+// from the base revision's perfgate.yml.
 type Validity struct {
-	MinRate         Fraction `json:"min_rate"`          // achieved rate / target rate
-	MaxErrors       Fraction `json:"max_errors"`        // share of failed requests
-	MinCPUSamples   int      `json:"min_cpu_samples"`   // in the CPU profile of a run; 0 turns the check off
-	MaxGeneratorCPU Fraction `json:"max_generator_cpu"` // load generator's CPU use, of its cores
+	// MinRate is the least achieved rate, as a share of load.rate.
+	MinRate Fraction `json:"min_rate"`
+	// MaxErrors is the largest share of failed requests.
+	MaxErrors Fraction `json:"max_errors"`
+	// MinCPUSamples is the fewest samples each run's CPU profile must hold;
+	// 0 turns the check off.
+	MinCPUSamples int `json:"min_cpu_samples" unit:"samples"`
+	// MaxGeneratorCPU is how busy the load generator's own CPUs may be:
+	// a saturated generator sends late.
+	MaxGeneratorCPU Fraction `json:"max_generator_cpu"`
 	// MaxSharedCPU is how busy a duet's shared CPUs may be (base and head
 	// together, of the CPUs they share): near saturation the two queue
-	// behind each other and the comparison is no longer fair.
+	// behind each other and the comparison is no longer fair. Lower the
+	// rate or raise resources.cpu when rounds fail it.
 	MaxSharedCPU Fraction `json:"max_shared_cpu"`
 }
