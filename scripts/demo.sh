@@ -5,10 +5,19 @@
 #
 #   bash scripts/demo.sh [regression]     # default: alloc-sprintf
 #
-# Regressions: the *.patch files in examples/regressions/. Run as root for
-# cgroup limits; otherwise perfgate warns that it runs unconfined.
+#   bash scripts/demo.sh --check-setup   # only say who it runs as and which Go
+#
+# Regressions: the *.patch files in examples/regressions/. The service's
+# cgroup limits need root: run as a user, the script re-runs itself through
+# sudo, keeping PATH so root uses your Go (scripts/lib/root.sh). Without sudo
+# (or with PERFGATE_NO_SUDO=1) it goes on, and perfgate warns that the
+# service runs unconfined.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/root.sh"
+as_root demo "cgroup limits on the service's CPU and memory" "$root/scripts/demo.sh" "$@"
+need_go demo
+check_setup demo "$@"
 regression=${1:-alloc-sprintf}
 patch="$root/examples/regressions/$regression.patch"
 if [ ! -f "$patch" ]; then
@@ -16,7 +25,6 @@ if [ ! -f "$patch" ]; then
   ls "$root/examples/regressions" | sed -n 's/\.patch$//p' | sed 's/^/  /' >&2
   exit 2
 fi
-command -v go >/dev/null || { echo "demo: Go is not installed (https://go.dev/dl/)" >&2; exit 3; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -3,9 +3,20 @@
 # processes, cgroups, containers, a Kubernetes cluster and profiles), the example service and its planted
 # regressions, and the action's unit tests (fake GitHub API checked against
 # GitHub's REST description) and end-to-end run through @github/local-action.
+#
+#   bash scripts/test.sh                 # everything
+#   bash scripts/test.sh --check-setup   # only say who it runs as and which Go
+#
+# Cgroups, the private Docker engine, the local Kubernetes and the VM need
+# root: run as a user, the script re-runs itself through sudo, keeping PATH
+# so root uses your Go (scripts/lib/root.sh). Without sudo (or with
+# PERFGATE_NO_SUDO=1) it runs what needs no root and says what it skipped.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-command -v go >/dev/null || { echo "test: Go is not installed (https://go.dev/dl/)" >&2; exit 3; }
+. "$root/scripts/lib/root.sh"
+as_root test "the cgroup, Docker, Kubernetes and VM tests" "$root/scripts/test.sh" "$@"
+need_go test
+check_setup test "$@"
 
 echo "==> gofmt"
 unformatted=$(gofmt -l "$root/engine" "$root/examples/service")
@@ -88,7 +99,7 @@ if [ "$(id -u)" = 0 ]; then
   bash "$root/scripts/vm/suite.sh"
   bash "$root/scripts/vm/down.sh"
 else
-  echo "skipped: building and booting the VM needs root (sudo bash scripts/test.sh)"
+  echo "skipped: building and booting the VM needs root (run as root, or as a user with sudo)"
 fi
 
 echo "all tests passed"

@@ -101,3 +101,27 @@ func TestUndocumentedFieldIsRefused(t *testing.T) {
 		t.Fatalf("got %v, want an error naming service.ready's missing doc comment", err)
 	}
 }
+
+// TestExamplesParse: the perfgate.yml examples users copy (the README's
+// and examples/perfgate.yml) are valid files.
+func TestExamplesParse(t *testing.T) {
+	readme, err := os.ReadFile("../../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n### perfgate.yml\n")
+	if !ok {
+		t.Fatal("README.md has no ### perfgate.yml section")
+	}
+	_, block, ok := strings.Cut(section, "```yaml\n")
+	if !ok {
+		t.Fatal("README.md's perfgate.yml section has no yaml block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	if _, err := config.Parse("README.md's perfgate.yml example", []byte(block)); err != nil {
+		t.Error(err)
+	}
+	if _, err := config.Load("../../../../examples/perfgate.yml"); err != nil {
+		t.Error(err)
+	}
+}
