@@ -35,6 +35,13 @@ echo "==> building perfgate"
 echo "==> head = examples/service + examples/regressions/$regression.patch"
 cp -r "$root/examples/service" "$work/head"
 (cd "$work/head" && git apply "$patch")
+if [ -n "${SUDO_UID:-}" ] && [ "$(id -u)" -eq 0 ]; then
+  # Under sudo, perfgate builds base and head as the user who ran sudo:
+  # the head copy is theirs, and the private work directory lets them
+  # reach it (without listing it).
+  chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$work/head"
+  chmod 711 "$work"
+fi
 
 out="$root/results/demo"
 echo "==> perfgate gate (results in ${out#$root/})"
