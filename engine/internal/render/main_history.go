@@ -37,7 +37,7 @@ func mainHistorySection(rep *report.Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |%s |\n", Text(mm.Name), spark, m.Format(mm.Medians[len(mm.Medians)-1]), gateMedians(rep, mm.Name, m), " "+resolves)
 	}
-	fmt.Fprintln(&b, "\n_\"Resolves\" is the smallest change a gate of max_pairs pairs catches 9 times in 10 at the nightly runs' spread; a duet's pairs usually vary less._\n\n</details>")
+	fmt.Fprintln(&b, "\n_\"Resolves\" is the smallest change a gate of pairs.max pairs catches 9 times in 10 at the nightly runs' spread; a duet's pairs usually vary less._\n\n</details>")
 	return b.String()
 }
 

@@ -46,7 +46,7 @@ func (g *invocation) concludeMainHistory() {
 			continue
 		}
 		if threshold := m.Threshold(g.cfg.Gate); threshold > 0 && threshold < mm.Resolvable {
-			g.warn(fmt.Sprintf("%s is %s, but main's nightly runs on this machine vary by %s from run to run, so a gate of at most %d pairs resolves only about %s: raise max_pairs or %s, or quiet the runner (docs/trends.md)",
+			g.warn(fmt.Sprintf("%s is %s, but main's nightly runs on this machine vary by %s from run to run, so a gate of at most %d pairs resolves only about %s: raise pairs.max or %s, or quiet the runner (docs/trends.md)",
 				m.Gate.Key, metric.Percent(threshold), metric.Percent(mm.RunSpread), max(g.cfg.Pairs, g.cfg.MaxPairs), metric.Percent(mm.Resolvable), m.Gate.Key))
 		}
 	}
