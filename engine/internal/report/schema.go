@@ -176,7 +176,12 @@ type Binary struct {
 	Source   string `json:"source"`
 	Revision string `json:"revision,omitempty"`
 	Dirty    bool   `json:"dirty,omitempty"`
-	Path     string `json:"path"`
+	// Module is the built main module's path; ModuleDir its directory
+	// relative to the repository's root ("" at the root). Together they
+	// map a profile's file names to the repository's files.
+	Module    string `json:"module,omitempty"`
+	ModuleDir string `json:"module_dir,omitempty"`
+	Path      string `json:"path"`
 	// BuildInfo is `go version -m` of the binary.
 	BuildInfo string `json:"build_info"`
 }
@@ -248,6 +253,11 @@ type Function struct {
 	// (estimated from bytes for heap sampling), which set the noise.
 	BaseSamples float64 `json:"base_samples"`
 	HeadSamples float64 `json:"head_samples"`
+	// File and Line are where the function is defined, as the head's
+	// binary recorded it (with -trimpath, a module's import path plus the
+	// file name; the base's for a function gone from the head).
+	File string `json:"file,omitempty"`
+	Line int64  `json:"line,omitempty"`
 }
 
 // Hint is a root-cause hint with its evidence (next step).
