@@ -39,6 +39,8 @@ type invocation struct {
 	// before measuring; nil without one.
 	mainHistory     *history.File
 	mainHistoryName string
+	// logFormat is LogPlain or LogGitHub (log groups).
+	logFormat string
 }
 
 // newInvocation starts a report in mode (report.ModeGate or ModeRecord)
@@ -144,8 +146,13 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 	}
 	binaries := map[string]string{}
 	for _, t := range trees {
-		fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
-		b, err := build.Build(ctx, t.side, t.dir, g.cfg.Service.Package, filepath.Join(tmp, t.side))
+		var b report.Binary
+		err := g.group(fmt.Sprintf("perfgate: build %s (%s)", t.side, t.dir), func() error {
+			fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
+			var err error
+			b, err = build.Build(ctx, t.side, t.dir, g.cfg.Service.Package, filepath.Join(tmp, t.side))
+			return err
+		})
 		*t.binary = b
 		if err != nil {
 			os.RemoveAll(tmp)
@@ -217,12 +224,14 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 	if err := g.save(); err != nil {
 		return err
 	}
-	_, err = experiment.Run(ctx, experiment.Options{
-		Config: g.cfg, Target: tg, Binaries: binaries, OnlySide: onlySide, OutDir: g.out, Seed: g.rep.Seed,
-		Duet: duet, GeneratorCPUs: generatorCPUs(env), ServiceCPUs: len(env.ServiceCPUs),
-		Progress: g.stdout, Record: g.keepRun, Enough: g.decided,
+	return g.group("perfgate: measure ("+plan+")", func() error {
+		_, err := experiment.Run(ctx, experiment.Options{
+			Config: g.cfg, Target: tg, Binaries: binaries, OnlySide: onlySide, OutDir: g.out, Seed: g.rep.Seed,
+			Duet: duet, GeneratorCPUs: generatorCPUs(env), ServiceCPUs: len(env.ServiceCPUs),
+			Progress: g.stdout, Record: g.keepRun, Enough: g.decided,
+		})
+		return err
 	})
-	return err
 }
 
 // keepRun keeps a run on disk the moment it is measured.
