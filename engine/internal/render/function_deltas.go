@@ -80,13 +80,14 @@ func functionsSection(rep *report.Report, links Links) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("**Where it changed** (per request, head − base, beyond sampling noise)\n\n")
+	left := ""
+	if noise > 0 {
+		left = fmt.Sprintf("; %s under %s of a request's cost left out", plural(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
+	}
+	fmt.Fprintf(&b, "**Where it changed** (per request, head − base, beyond sampling noise%s)\n\n", left)
 	b.WriteString(functionTable(rep, fs[:min(len(fs), shownFunctions)], links))
 	if rest := fs[min(len(fs), shownFunctions):]; len(rest) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>%d more function deltas</summary>\n\n%s\n</details>\n", len(rest), functionTable(rep, rest, links))
-	}
-	if noise > 0 {
-		fmt.Fprintf(&b, "\n<sub>%s under %s of a request's cost left out; all are in report.json.</sub>\n", plural(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
 	}
 	return b.String()
 }

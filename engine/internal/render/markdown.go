@@ -60,6 +60,7 @@ func MarkdownFor(rep *report.Report, r Reproduction, links Links) string {
 		{name: "what next", text: nextSteps(rep, links)},
 		{name: "metrics", text: summaryTable(rep), optional: true, priority: 9},
 		{name: "functions", text: functionsSection(rep, links), optional: true, priority: 6},
+		{name: "service hints", text: serviceHintsSection(rep), optional: true, priority: 5},
 		{name: "statistics", text: statisticsSection(rep), optional: true, priority: 5},
 		{name: "main's trend", text: mainHistorySection(rep), optional: true, priority: 4},
 		{name: "benchstat", text: benchstatSection(rep), optional: true, priority: 2},
@@ -225,6 +226,16 @@ func environmentSection(rep *report.Report) string {
 		e.GOMAXPROCS, Text(e.Confinement), Text(e.CPUModel), e.CPUs, Text(e.Kernel), Text(e.GoVersion), Text(fmt.Sprint(cfg.Gate.Alpha)))
 }
 
+// serviceHintsSection is one line per hint about the service itself
+// (a profile it never turned on).
+func serviceHintsSection(rep *report.Report) string {
+	var b strings.Builder
+	for _, h := range rep.ServiceHints {
+		fmt.Fprintf(&b, "ℹ️ %s\n\n", Prose(h.Message))
+	}
+	return b.String()
+}
+
 // shownHints is how many hints the first screen lists.
 const shownHints = 3
 
@@ -234,6 +245,11 @@ func hintsSection(rep *report.Report) string {
 		return ""
 	}
 	var b strings.Builder
+	if len(rep.Hints) == 1 {
+		h := rep.Hints[0]
+		fmt.Fprintf(&b, "**Likely cause** (%s): %s (%s)\n", Text(h.Rule), Prose(h.Message), Prose(h.Evidence))
+		return b.String()
+	}
 	b.WriteString("**Likely cause**\n\n")
 	hint := func(h report.Hint) {
 		fmt.Fprintf(&b, "- **%s**: %s (%s)\n", Text(h.Rule), Prose(h.Message), Prose(h.Evidence))

@@ -40,13 +40,9 @@ func regressionSteps(rep *report.Report, links Links) string {
 	keys := thresholdKeys(outcomeMetrics(rep, report.Regression))
 	accept := fmt.Sprintf("raise %s in perfgate.yml", strings.Join(keys, ", "))
 	if links.AcceptLabel != "" {
-		accept = fmt.Sprintf("add the label %s to this pull request (the check then passes, and this comment says who accepted it), or %s", Code(links.AcceptLabel), accept)
+		accept = fmt.Sprintf("add the label %s (the check then passes, naming who accepted it) or %s", Code(links.AcceptLabel), accept)
 	}
-	commands := "Reproduce locally"
-	if links.downloadCommand() != "" {
-		commands = "Open this run's profiles"
-	}
-	return fmt.Sprintf("fix it, starting from the functions below and the profiles' diff (commands under \"%s\"); or, if the cost is intended, %s.", commands, accept)
+	return fmt.Sprintf("fix it, starting from the functions below and the profiles' diff; or, if the cost is intended, %s.", accept)
 }
 
 // thresholdKeys are the perfgate.yml keys of the metrics' thresholds.

@@ -96,7 +96,10 @@ type Report struct {
 	Counts    map[string]int `json:"counts"`
 	Functions []Function     `json:"functions"`
 	Hints     []Hint         `json:"hints"`
-	Warnings  []string       `json:"warnings"`
+	// ServiceHints are about the service rather than the change: a
+	// profile it left off, so the report cannot show that cost.
+	ServiceHints []Hint   `json:"service_hints,omitempty"`
+	Warnings     []string `json:"warnings"`
 	// MainHistory is main's nightly trend, when the gate was given one
 	// (--history).
 	MainHistory *MainHistory `json:"main_history,omitempty"`

@@ -40,6 +40,7 @@ func (g *invocation) conclude(err error) {
 		g.concludeMainHistory()
 	}
 	rep.Hints = append([]report.Hint{}, hints.For(rep)...)
+	rep.ServiceHints = hints.ServiceHints(rep)
 }
 
 // sidesMeasured are the sides whose runs the results directory holds: a
