@@ -61,6 +61,7 @@ func MarkdownFor(rep *report.Report, r Reproduction, links Links) string {
 		{name: "metrics", text: summaryTable(rep), optional: true, priority: 9},
 		{name: "functions", text: functionsSection(rep, links), optional: true, priority: 6},
 		{name: "service hints", text: serviceHintsSection(rep), optional: true, priority: 5},
+		{name: "endpoints", text: endpointsSection(rep), optional: true, priority: 3},
 		{name: "statistics", text: statisticsSection(rep), optional: true, priority: 5},
 		{name: "main's trend", text: mainHistorySection(rep), optional: true, priority: 4},
 		{name: "benchstat", text: benchstatSection(rep), optional: true, priority: 2},

@@ -103,6 +103,13 @@ type Report struct {
 	// MainHistory is main's nightly trend, when the gate was given one
 	// (--history).
 	MainHistory *MainHistory `json:"main_history,omitempty"`
+	// Endpoints compare each request line of load.requests on its own, so
+	// a regression of one endpoint is not diluted by the whole mix. They
+	// are reported, never gating: Counts, Verdict and Holm's family ignore
+	// them. Absent with a single request line (Metrics are that line), in
+	// a recording, when nothing was compared, and in reports written
+	// before the field existed.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
 
 // Recording reports whether the report measured one tree (perfgate run)
@@ -235,6 +242,30 @@ type Metric struct {
 	Level    float64 `json:"level"`
 	Family   int     `json:"family"`
 	InFamily bool    `json:"in_family"`
+}
+
+// Endpoint is one request line of load.requests (method and path with its
+// query, as configured; lines that differ only in headers or body are one
+// endpoint) compared across the valid pairs like Metrics, from the vegeta
+// results of each run's window (results.bin).
+type Endpoint struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Pairs is the number of valid pairs in which both sides answered this
+	// line at least once.
+	Pairs int `json:"pairs"`
+	// BaseRequests and HeadRequests are the median requests of this line
+	// per window: a p99 over a few hundred requests rests on a handful.
+	BaseRequests float64 `json:"base_requests"`
+	HeadRequests float64 `json:"head_requests"`
+	// Metrics are the catalog's latency_p50, latency_p90, latency_p99 and
+	// errors of this line alone, with the same paired statistics, scale
+	// and threshold as in Metrics, at the look's level without Holm's
+	// correction: Gates is always false.
+	Metrics []Metric `json:"metrics"`
+	// Summary holds the medians of the line's figures the catalog does not
+	// compare pair by pair (throughput).
+	Summary []Median `json:"summary,omitempty"`
 }
 
 // Function is one function's change of cost between the sides' merged
