@@ -63,6 +63,10 @@ type Options struct {
 	// Record is called with every run as soon as it is measured, so
 	// results are on disk before anything can fail later.
 	Record func(report.Run) error
+	// Reset (service.reset) is run before every duet round and every
+	// sequential run, its output written to log; an error (a
+	// *reset.Failure) makes the runs it preceded invalid. nil: no reset.
+	Reset func(ctx context.Context, log io.Writer) error
 }
 
 // StartFailure is a side whose service could not be started: there is
@@ -222,6 +226,9 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 	}
 	o.Binaries = binaries
 	if o.Duet {
+		if invalid, err := resetBefore(ctx, o, []string{Base, Head}, round, profileRound); invalid != nil || err != nil {
+			return invalid, err
+		}
 		return duetRound(ctx, o, round, profileRound, rng)
 	}
 	order := [2]string{Base, Head}
@@ -230,6 +237,11 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 	}
 	var unit []report.Run
 	for _, side := range order {
+		// A pair with a side that cannot be reset is invalid whole: its
+		// other side is not measured.
+		if invalid, err := resetBefore(ctx, o, []string{side}, round, false); invalid != nil || err != nil {
+			return append(unit, invalid...), err
+		}
 		r, err := measure(ctx, o, side, round)
 		if r.Side != "" {
 			unit = append(unit, r)
@@ -280,7 +292,7 @@ func runFixed(ctx context.Context, o Options) ([]report.Run, error) {
 	clock := newPace()
 	for pair, sides := range order {
 		for _, side := range sides {
-			r, err := measure(ctx, o, side, pair+1)
+			r, err := measureAfterReset(ctx, o, side, pair+1)
 			if r.Side != "" {
 				left := (len(order)-pair-1)*len(sides) + len(sides) - 1 - slices.Index(sides, side)
 				var recErr error
@@ -302,6 +314,19 @@ func runFixed(ctx context.Context, o Options) ([]report.Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// measureAfterReset is measure preceded by the reset: a run of a
+// recording, or the run that a failed reset made invalid.
+func measureAfterReset(ctx context.Context, o Options, side string, pair int) (report.Run, error) {
+	invalid, err := resetBefore(ctx, o, []string{side}, pair, false)
+	if err != nil {
+		return report.Run{}, err
+	}
+	if invalid != nil {
+		return invalid[0], nil
+	}
+	return measure(ctx, o, side, pair)
 }
 
 // IsStartFailure reports whether err is a side that could not start.

@@ -66,6 +66,12 @@ type Service struct {
 	Ready        string            `json:"ready"`         // path that answers 2xx once the service serves
 	Pprof        string            `json:"pprof"`         // net/http/pprof prefix without a trailing slash ("" at the root)
 	ReadyTimeout Duration          `json:"ready_timeout"` // how long to wait for Ready
+	// Reset is the command (argv, no shell) run on the host before every
+	// duet round and every sequential run, so that base and head meet
+	// their dependencies (a database) in the same state; absent when
+	// there is none. ResetTimeout bounds one reset.
+	Reset        []string `json:"reset,omitempty"`
+	ResetTimeout Duration `json:"reset_timeout"`
 }
 
 // Resources are the limits the service runs under, on every target.

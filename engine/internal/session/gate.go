@@ -96,7 +96,7 @@ func (g *invocation) gate(ctx context.Context, o GateOptions) error {
 		return err
 	}
 	defer os.RemoveAll(filepath.Dir(binaries[experiment.Base]))
-	return g.measure(ctx, binaries, "")
+	return g.measure(ctx, binaries, "", o.Head)
 }
 
 // resolveBase is --base (a revision, checked out as a worktree) or

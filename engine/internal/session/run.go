@@ -85,7 +85,7 @@ func (g *invocation) record(ctx context.Context, src string) error {
 		return err
 	}
 	defer os.RemoveAll(filepath.Dir(binaries[experiment.Head]))
-	return g.measure(ctx, binaries, experiment.Head)
+	return g.measure(ctx, binaries, experiment.Head, src)
 }
 
 // recordingVerdict is gate's verdict for a failed experiment, invalid
