@@ -19,7 +19,7 @@ need_go test
 check_setup test "$@"
 
 echo "==> gofmt"
-unformatted=$(gofmt -l "$root/engine" "$root/examples/service")
+unformatted=$(gofmt -l "$root/engine" "$root/examples/service" "$root/examples/service-db")
 if [ -n "$unformatted" ]; then
   echo "gofmt: these files need formatting:" >&2
   echo "$unformatted" >&2
@@ -56,7 +56,7 @@ echo "==> engine: kubernetes target and end-to-end gates of the example service"
 # check that nothing of its run is left in the cluster would otherwise see
 # the other package's live objects (and the gates would share the CPUs with
 # the other package's pods).
-(cd "$root/engine" && CGO_ENABLED=0 go test -p 1 -count=1 -timeout 40m ./internal/target/kubernetes ./cmd/perfgate)
+(cd "$root/engine" && CGO_ENABLED=0 go test -p 1 -count=1 -timeout 45m ./internal/target/kubernetes ./cmd/perfgate)
 # The cluster's work is done: its control plane would only take CPU from
 # the emulated VM below.
 [ "$(id -u)" = 0 ] && bash "$root/scripts/k8s-local/down.sh" >/dev/null
@@ -66,6 +66,15 @@ echo "==> example service"
 
 echo "==> planted regressions apply and build"
 bash "$root/examples/regressions/check.sh"
+
+echo "==> database example and its planted regression"
+# Its end-to-end gate on a real PostgreSQL is in ./cmd/perfgate above
+# (e2e_postgres_test.go starts and removes a private cluster itself).
+(cd "$root/examples/service-db" && go vet ./... && go test -race -count=1 ./...)
+db_head=$(mktemp -d)
+cp -R "$root/examples/service-db/." "$db_head"
+(cd "$db_head" && GIT_CEILING_DIRECTORIES="$db_head" git apply "$root/examples/service-db/regressions/no-idle-conns.patch" && go vet ./... && go build ./...)
+rm -rf "$db_head"
 
 echo "==> action: npm install, typecheck, unit tests"
 command -v npm >/dev/null || { echo "test: Node.js 20+ and npm are needed for the action's tests (https://nodejs.org)" >&2; exit 3; }

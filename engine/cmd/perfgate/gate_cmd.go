@@ -22,8 +22,9 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.Out, "out", "results", "results directory")
 	fs.StringVar(&o.HistoryDir, "history", "", "main's nightly history (perfgate run --history): the comment shows where main stands")
 	targetFlag(fs, &o.Target)
+	logFormatFlag(fs, &o.LogFormat)
 	seed := fs.String("seed", "", "replay the run order of an earlier gate (its report.json seed)")
-	if !parseFlags(fs, args, stderr) || !checkTarget("gate", o.Target, stderr) {
+	if !parseFlags(fs, args, stderr) || !checkTarget("gate", o.Target, stderr) || !checkLogFormat("gate", o.LogFormat, stderr) {
 		return exitConfig
 	}
 	if (o.Base == "") == (o.BaseDir == "") {

@@ -101,3 +101,44 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReportLinkFlags: the Action passes where the gate ran; the comment
+// links the run, the artifact and the compared commits, and says who
+// accepted a regression. A copy from elsewhere (--reproduce-*) lends no
+// commit of its own to the links.
+func TestReportLinkFlags(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "report.json")
+	base, head := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	rep := `{"schema":1,"verdict":"regression","seed":7,"build":{"base":{"revision":"` + base + `"},"head":{"revision":"` + head + `"}}}`
+	if err := os.WriteFile(in, []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := []string{"--repository", "acme/search", "--run-id", "42", "--artifact-id", "7", "--artifact-name", "perfgate-results"}
+	for _, tc := range []struct {
+		args      []string
+		code      int
+		want      []string
+		forbidden []string
+	}{
+		{links, 0, []string{"(https://github.com/acme/search/actions/runs/42)", "(https://github.com/acme/search/actions/runs/42/artifacts/7)", "/compare/" + base + "..." + head, "gh run download 42 -R acme/search -n perfgate-results"}, []string{"accepted"}},
+		{append(links, "--reproduce-config", "perfgate.yml"), 0, []string{"/artifacts/7)"}, []string{"/compare/"}},
+		{append(links, "--accepted-label", "perfgate:accept", "--accepted-by", "octocat"), 0, []string{"### ✅ perfgate: regression accepted", "added by <code>octocat</code>"}, nil},
+		{append(links, "--accepted-label", "perfgate:accept"), 2, nil, nil},
+		{append(links, "--accept-label", "ok-slower", "--accepted-label", "perfgate:accept", "--accepted-by", "octocat"), 2, nil, nil},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"report", "--in", in}, tc.args...), &stdout, &stderr); code != tc.code {
+			t.Fatalf("report %v: exit %d, want %d: %s", tc.args, code, tc.code, stderr.String())
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("report %v: lacks %q:\n%s", tc.args, want, stdout.String())
+			}
+		}
+		for _, bad := range tc.forbidden {
+			if strings.Contains(stdout.String(), bad) {
+				t.Errorf("report %v: shows %q", tc.args, bad)
+			}
+		}
+	}
+}

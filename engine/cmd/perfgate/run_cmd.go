@@ -20,10 +20,11 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.StringVar(&o.Label, "label", "", "what is measured, shown in the report: a branch like main or a short commit SHA")
 	fs.StringVar(&o.Out, "out", "results", "results directory")
 	targetFlag(fs, &o.Target)
+	logFormatFlag(fs, &o.LogFormat)
 	fs.StringVar(&o.History.Dir, "history", "", "append the recording to the history in this directory (perfgate trend reads it); results/history-entry.json is written either way")
 	fs.StringVar(&o.History.Meta.Commit, "commit", "", "the commit measured, when --src is not a git checkout")
 	artifact := artifactFlags(fs)
-	if !parseFlags(fs, args, stderr) || !checkTarget("run", o.Target, stderr) {
+	if !parseFlags(fs, args, stderr) || !checkTarget("run", o.Target, stderr) || !checkLogFormat("run", o.LogFormat, stderr) {
 		return exitConfig
 	}
 	a, err := artifact.check()

@@ -128,6 +128,15 @@ func hasProfile(r report.Run, kind string) bool {
 // flat (the function is the leaf) and cum (anywhere on the stack).
 type costs struct {
 	flat, cum, flatN, cumN map[string]float64
+	// source is where each function is defined, for links to it.
+	source map[string]source
+}
+
+// source is a function's file (as the binary recorded it: with
+// -trimpath, its import path) and first line.
+type source struct {
+	file string
+	line int64
 }
 
 func aggregate(p *profile.Profile, m measure) (costs, error) {
@@ -135,7 +144,7 @@ func aggregate(p *profile.Profile, m measure) (costs, error) {
 	if vi < 0 || ci < 0 {
 		return costs{}, fmt.Errorf("no %s/%s sample types", m.valueType, m.countType)
 	}
-	c := costs{flat: map[string]float64{}, cum: map[string]float64{}, flatN: map[string]float64{}, cumN: map[string]float64{}}
+	c := costs{flat: map[string]float64{}, cum: map[string]float64{}, flatN: map[string]float64{}, cumN: map[string]float64{}, source: map[string]source{}}
 	cache := names{}
 	for _, s := range p.Sample {
 		if excluded(s, m.profile, cache) {
@@ -152,6 +161,9 @@ func aggregate(p *profile.Profile, m measure) (costs, error) {
 					continue
 				}
 				name := cache.of(line.Function)
+				if _, ok := c.source[name]; !ok {
+					c.source[name] = source{line.Function.Filename, line.Function.StartLine}
+				}
 				if li == 0 && j == 0 {
 					c.flat[name] += v
 					c.flatN[name] += n
@@ -198,6 +210,12 @@ func compare(m measure, b, h costs, denomBase, denomHead float64) []report.Funct
 				BaseSamples: bn, HeadSamples: hn, Status: "changed",
 			}
 			f.Delta = f.Head - f.Base
+			// Where the head defines it: links go to the head commit.
+			if src, ok := h.source[name]; ok {
+				f.File, f.Line = src.file, src.line
+			} else if src, ok := b.source[name]; ok {
+				f.File, f.Line = src.file, src.line
+			}
 			switch {
 			case kind.bv[name] == 0:
 				f.Status = "new"

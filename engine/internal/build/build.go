@@ -86,7 +86,23 @@ func Build(ctx context.Context, label, tree, pkg, outPath string) (report.Binary
 	}
 	b.BuildInfo = string(info)
 	b.Revision, b.Dirty = gitRevision(ctx, tree)
+	b.Module = mainModule(b.BuildInfo)
+	if b.Revision != "" {
+		prefix, _ := git(ctx, moduleDir, "rev-parse", "--show-prefix")
+		b.ModuleDir = strings.TrimSuffix(prefix, "/")
+	}
 	return b, nil
+}
+
+// mainModule is the main module's path in `go version -m` output (its
+// "mod" line).
+func mainModule(buildInfo string) string {
+	for _, line := range strings.Split(buildInfo, "\n") {
+		if fields := strings.Fields(line); len(fields) >= 2 && fields[0] == "mod" {
+			return fields[1]
+		}
+	}
+	return ""
 }
 
 // moduleRoot walks up from dir to the directory holding go.mod.

@@ -81,6 +81,7 @@ func Default() *Config {
 			Ready:        "/healthz",
 			Pprof:        "/debug/pprof",
 			ReadyTimeout: Duration(30 * time.Second),
+			ResetTimeout: Duration(30 * time.Second),
 		},
 		Resources: Resources{CPU: 1000, Memory: 256 << 20},
 		Target:    "local",

@@ -118,6 +118,12 @@ func TestErrors(t *testing.T) {
 		{"unknown placeholder in env", "service:\n  package: ./x\n  env: {PORT: \"{PORT}\", HOST: \"{addr}\"}\n", 3, "service.env.PORT", "{PORT}", "did you mean {port}?"},
 		{"no placeholder", "service:\n  package: ./x\n  args: [-addr, \":8080\"]\n", 3, "service.args", "", "cannot be told where to listen"},
 		{"no placeholder, no args", "service:\n  package: ./x\n", 1, "service.args", "", "cannot be told where to listen"},
+		{"reset is a string", svc + "  reset: psql -f reset.sql\n", 4, "service.reset", "psql -f reset.sql", "is a string; want a command as a list of strings"},
+		{"reset without a program", svc + "  reset: [\"\", -f, reset.sql]\n", 4, "service.reset[0]", "", "is empty; want the program to run"},
+		{"reset with a placeholder", svc + "  reset: [curl, \"http://{addr}/reset\"]\n", 4, "service.reset[1]", "http://{addr}/reset", "when neither has an address"},
+		{"reset timeout zero", svc + "  reset: [true]\n  reset_timeout: 0s\n", 5, "service.reset_timeout", "0s", "must be more than 0"},
+		{"reset on kind", svc + "  reset: [true]\ntarget: kind\n", 4, "service.reset", "", "is not supported on target kind"},
+		{"reset on kubernetes", svc + "  reset: [true]\ntarget: kubernetes\n", 4, "service.reset", "", "want target: local or docker with service.reset"},
 		{"bad env name", "service:\n  package: ./x\n  env: {PORT: \"{port}\", 2FAST: x}\n", 3, "service.env.2FAST", "2FAST", "not an environment variable name"},
 	}
 	for _, tt := range tests {
@@ -205,7 +211,7 @@ func TestDefaults(t *testing.T) {
 	want := &Config{
 		Version: 1,
 		Service: Service{Package: "./cmd/server", Args: []string{}, Env: map[string]string{"PORT": "{port}"},
-			Ready: "/healthz", Pprof: "/debug/pprof", ReadyTimeout: Duration(30 * time.Second)},
+			Ready: "/healthz", Pprof: "/debug/pprof", ReadyTimeout: Duration(30 * time.Second), ResetTimeout: Duration(30 * time.Second)},
 		Resources: Resources{CPU: 1000, Memory: 256 << 20},
 		Target:    "local",
 		Load: LoadSpec{Rate: 500, Warmup: Duration(2 * time.Second), Duration: Duration(5 * time.Second),
@@ -276,6 +282,26 @@ func TestArgsAndEnv(t *testing.T) {
 	}
 	if c.Service.Args[1] != "{addr}" {
 		t.Error("Args changed the config")
+	}
+}
+
+// TestResetEnv: the reset gets service.env but the entries about the
+// service's own listener, which have no value before it starts.
+func TestResetEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want []string
+	}{
+		{nil, nil},
+		{map[string]string{"PORT": "{port}"}, nil},
+		{map[string]string{"PORT": "{port}", "DATABASE_URL": "postgres://app@127.0.0.1:5432/app", "LISTEN": "http://{addr}/", "A": ""},
+			[]string{"A=", "DATABASE_URL=postgres://app@127.0.0.1:5432/app"}},
+	} {
+		c := Default()
+		c.Service.Env = tc.env
+		if got := c.ResetEnv(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ResetEnv of %v = %q, want %q", tc.env, got, tc.want)
+		}
 	}
 }
 

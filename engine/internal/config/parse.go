@@ -20,7 +20,7 @@ var keys = map[string][]string{
 	"pairs":           {"min", "max"},
 	"kind":            {"node_image"},
 	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
-	"service":         {"package", "args", "env", "ready", "pprof", "ready_timeout"},
+	"service":         {"package", "args", "env", "ready", "pprof", "ready_timeout", "reset", "reset_timeout"},
 	"resources":       {"cpu", "memory"},
 	"load":            {"rate", "warmup", "duration", "timeout", "requests"},
 	"load.requests[]": {"method", "path", "headers", "body"},
@@ -230,6 +230,10 @@ func (d *diagnostics) service(n *yaml.Node, field string, s *Service) {
 			scalarInto(d, v, f, "the net/http/pprof prefix like /debug/pprof", parseString, &s.Pprof)
 		case "ready_timeout":
 			scalarInto(d, v, f, durationWant, ParseDuration, &s.ReadyTimeout)
+		case "reset":
+			d.stringList(v, f, resetWant, &s.Reset)
+		case "reset_timeout":
+			scalarInto(d, v, f, durationWant, ParseDuration, &s.ResetTimeout)
 		}
 	})
 }

@@ -56,6 +56,7 @@ func (d *diagnostics) validate(c *Config) {
 		d.fail("version", strconv.Itoa(c.Version), Error{Problem: "is not supported", Want: "1, the only perfgate.yml version so far"})
 	}
 	d.validateService(&c.Service)
+	d.validateReset(c)
 	if c.Resources.CPU <= 0 {
 		d.fail("resources.cpu", c.Resources.CPU.String(), Error{Problem: "must be more than 0", Want: cpuWant})
 	}

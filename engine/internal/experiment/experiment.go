@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/metric"
@@ -62,6 +63,10 @@ type Options struct {
 	// Record is called with every run as soon as it is measured, so
 	// results are on disk before anything can fail later.
 	Record func(report.Run) error
+	// Reset (service.reset) is run before every duet round and every
+	// sequential run, its output written to log; an error (a
+	// *reset.Failure) makes the runs it preceded invalid. nil: no reset.
+	Reset func(ctx context.Context, log io.Writer) error
 }
 
 // StartFailure is a side whose service could not be started: there is
@@ -141,10 +146,20 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 	attempts := maxValid + max(giveUpAfter, maxValid/2)
 	var runs []report.Run
 	valid, invalidInARow := 0, 0
+	clock := newPace()
+	profiling := 0
+	if o.Duet && len(o.Config.Profiles) > 0 {
+		profiling = o.Config.ProfileRounds
+	}
 	for round := 1; round <= attempts && valid < maxValid; round++ {
 		unit, err := measureUnit(ctx, o, round, false, rng, bins)
+		validAfter := valid
+		if firstInvalid(unit) == nil {
+			validAfter++
+		}
+		eta := clock.unitDone(max(0, minValid-validAfter)+profiling, max(0, maxValid-validAfter)+profiling)
 		var recErr error
-		if runs, recErr = keep(o, runs, unit, valid, maxValid); recErr != nil {
+		if runs, recErr = keep(o, runs, unit, valid, maxValid, eta); recErr != nil {
 			return runs, recErr
 		}
 		if err != nil {
@@ -170,7 +185,7 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 		}
 	}
 	if o.Duet {
-		return profileRounds(ctx, o, runs, rng, bins)
+		return profileRounds(ctx, o, runs, rng, bins, clock)
 	}
 	return runs, nil
 }
@@ -179,7 +194,7 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 // gating ones, capturing the profiles the gating rounds did not: their
 // runs feed attribution and hints, never the statistics, and an invalid
 // one is not replaced.
-func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.Rand, bins *copies) ([]report.Run, error) {
+func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.Rand, bins *copies, clock *pace) ([]report.Run, error) {
 	if len(o.Config.Profiles) == 0 {
 		return runs, nil
 	}
@@ -189,8 +204,9 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 	}
 	for round := first; round < first+o.Config.ProfileRounds; round++ {
 		unit, err := measureUnit(ctx, o, round, true, rng, bins)
+		left := first + o.Config.ProfileRounds - 1 - round
 		var recErr error
-		if runs, recErr = keep(o, runs, unit, 0, 0); recErr != nil {
+		if runs, recErr = keep(o, runs, unit, 0, 0, clock.unitDone(left, left)); recErr != nil {
 			return runs, recErr
 		}
 		if err != nil || ctx.Err() != nil {
@@ -210,6 +226,9 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 	}
 	o.Binaries = binaries
 	if o.Duet {
+		if invalid, err := resetBefore(ctx, o, []string{Base, Head}, round, profileRound); invalid != nil || err != nil {
+			return invalid, err
+		}
 		return duetRound(ctx, o, round, profileRound, rng)
 	}
 	order := [2]string{Base, Head}
@@ -218,6 +237,11 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 	}
 	var unit []report.Run
 	for _, side := range order {
+		// A pair with a side that cannot be reset is invalid whole: its
+		// other side is not measured.
+		if invalid, err := resetBefore(ctx, o, []string{side}, round, false); invalid != nil || err != nil {
+			return append(unit, invalid...), err
+		}
 		r, err := measure(ctx, o, side, round)
 		if r.Side != "" {
 			unit = append(unit, r)
@@ -230,13 +254,18 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 }
 
 // keep appends the unit's runs to runs, numbering them in the order
-// measured, prints each, and hands each to o.Record at once, so results
-// are on disk before anything later can fail.
-func keep(o Options, runs, unit []report.Run, validBefore, maxValid int) ([]report.Run, error) {
-	for _, r := range unit {
+// measured, prints each (the last with eta, the time elapsed and left),
+// and hands each to o.Record at once, so results are on disk before
+// anything later can fail.
+func keep(o Options, runs, unit []report.Run, validBefore, maxValid int, eta string) ([]report.Run, error) {
+	for i, r := range unit {
 		r.Order = len(runs) + 1
 		runs = append(runs, r)
-		fmt.Fprintln(o.Progress, progressLine(r, validBefore, maxValid))
+		line := progressLine(r, validBefore, maxValid)
+		if i == len(unit)-1 {
+			line += eta
+		}
+		fmt.Fprintln(o.Progress, line)
 		if err := o.Record(r); err != nil {
 			return runs, fmt.Errorf("record run: %w", err)
 		}
@@ -260,12 +289,14 @@ func runFixed(ctx context.Context, o Options) ([]report.Run, error) {
 	var runs []report.Run
 	invalidInARow := map[string]int{}
 	order := runOrder(o)
+	clock := newPace()
 	for pair, sides := range order {
 		for _, side := range sides {
-			r, err := measure(ctx, o, side, pair+1)
+			r, err := measureAfterReset(ctx, o, side, pair+1)
 			if r.Side != "" {
+				left := (len(order)-pair-1)*len(sides) + len(sides) - 1 - slices.Index(sides, side)
 				var recErr error
-				if runs, recErr = keep(o, runs, []report.Run{r}, pair, len(order)); recErr != nil {
+				if runs, recErr = keep(o, runs, []report.Run{r}, pair, len(order), clock.unitDone(left, left)); recErr != nil {
 					return runs, recErr
 				}
 			}
@@ -283,6 +314,19 @@ func runFixed(ctx context.Context, o Options) ([]report.Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// measureAfterReset is measure preceded by the reset: a run of a
+// recording, or the run that a failed reset made invalid.
+func measureAfterReset(ctx context.Context, o Options, side string, pair int) (report.Run, error) {
+	invalid, err := resetBefore(ctx, o, []string{side}, pair, false)
+	if err != nil {
+		return report.Run{}, err
+	}
+	if invalid != nil {
+		return invalid[0], nil
+	}
+	return measure(ctx, o, side, pair)
 }
 
 // IsStartFailure reports whether err is a side that could not start.

@@ -155,7 +155,7 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, attack fun
 	captureMs := ms(time.Since(t))
 	var outs []*os.File
 	for _, p := range probes {
-		f, err := os.Create(filepath.Join(p.dir, "results.bin"))
+		f, err := os.Create(filepath.Join(p.dir, load.ResultsFile))
 		if err != nil {
 			return err
 		}

@@ -210,6 +210,15 @@ func (p *probe) collectProfiles(ctx context.Context) {
 	}
 	p.r.Profiles = append(p.profiles.Wait(), snapshots...)
 	p.r.ProfileRequests += p.readings.load.Requests
+	// An empty mutex profile is either no contention or profiling left
+	// off; the service's fraction tells which (hints.ServiceHints).
+	for i, prof := range p.r.Profiles {
+		if prof.Name == "mutex" && prof.Error == "" && prof.Samples == 0 && !p.crashed {
+			if fraction, err := p.client.MutexFraction(ctx); err == nil {
+				p.r.Profiles[i].Rate = &fraction
+			}
+		}
+	}
 }
 
 // finish stops the process and judges the run: its figures and the

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -32,3 +33,34 @@ func progressLine(r report.Run, validBefore, maxValid int) string {
 	}
 	return b.String()
 }
+
+// pace times an experiment for its progress lines: the time since it
+// began and, at the mean time per unit (round, pair or run) so far, how
+// long the units still to come take. An adaptive gate stops anywhere
+// between its minimum and its maximum, so the time left is a range.
+type pace struct {
+	start time.Time
+	units int
+}
+
+func newPace() *pace { return &pace{start: time.Now()} }
+
+// unitDone counts a unit as measured and says where the experiment
+// stands, with least to most units still to come.
+func (p *pace) unitDone(least, most int) string {
+	p.units++
+	elapsed := time.Since(p.start)
+	per := elapsed / time.Duration(p.units)
+	s := "  [" + roughly(elapsed) + " elapsed"
+	switch {
+	case most <= 0:
+	case least >= most:
+		s += ", about " + roughly(per*time.Duration(most)) + " left"
+	default:
+		s += ", " + roughly(per*time.Duration(least)) + " to " + roughly(per*time.Duration(most)) + " left"
+	}
+	return s + "]"
+}
+
+// roughly shows a duration to the second: "1m12s".
+func roughly(d time.Duration) string { return d.Round(time.Second).String() }

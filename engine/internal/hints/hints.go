@@ -118,11 +118,16 @@ func mattersNextToCPU(rep *report.Report, f *report.Function) bool {
 // or by being package main.
 // Deepest is approximated by the smallest such growth: a caller's cum
 // includes its callees'.
+// The service's dependencies (the dep lines of its build info) are not its
+// code: a driver that f calls (database/sql.(*DB).conn calls pgx's
+// connector) grows as much as f and is deeper than the service's handler,
+// but it is where the cost goes, not where it comes from.
 func applicationCaller(rep *report.Report, f *report.Function) string {
+	deps := dependencies(rep.Build.Head.BuildInfo + "\n" + rep.Build.Base.BuildInfo)
 	var caller *report.Function
 	for i, c := range rep.Functions {
 		if c.Profile != f.Profile || c.Unit != f.Unit || c.Kind != "cum" || c.Name == f.Name ||
-			c.Delta < 0.8*f.Delta || !isApplicationCode(c.Name) {
+			c.Delta < 0.8*f.Delta || !isApplicationCode(c.Name) || inModules(c.Name, deps) {
 			continue
 		}
 		if caller == nil || c.Delta < caller.Delta {
@@ -141,6 +146,30 @@ func isApplicationCode(function string) bool {
 		return strings.HasPrefix(function, "main.")
 	}
 	return strings.Contains(first, ".") && !strings.HasPrefix(function, "golang.org/x/")
+}
+
+// dependencies are the module paths of the dep lines of `go version -m`
+// output ("\tdep\tgithub.com/jackc/pgx/v5\tv5.7.6\th1:..."), and of the
+// modules that replace them ("\t=>\tpath\tversion").
+func dependencies(buildInfo string) []string {
+	var mods []string
+	for _, line := range strings.Split(buildInfo, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) >= 2 && (fields[0] == "dep" || fields[0] == "=>") {
+			mods = append(mods, fields[1])
+		}
+	}
+	return mods
+}
+
+// inModules reports whether function belongs to one of the modules.
+func inModules(function string, modules []string) bool {
+	for _, m := range modules {
+		if strings.HasPrefix(function, m+"/") || strings.HasPrefix(function, m+".") {
+			return true
+		}
+	}
+	return false
 }
 
 func matches(function string, names []string) bool {

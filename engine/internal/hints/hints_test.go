@@ -57,6 +57,7 @@ func TestHintsOnRealRegressions(t *testing.T) {
 		{"tls-per-request", "tls-handshake-per-request", "crypto/tls."},
 		{"tls-per-request", "dial-per-request", "net"},
 		{"dns-per-request", "dns-per-request", "net.(*Resolver)"},
+		{"no-idle-conns", "dial-per-request", "database/sql.(*DB).conn"},
 		{"goroutine-leak", "goroutine-growth", "watchStock"},
 		{"heap-leak", "heap-growth", "httpapi.(*receipts).keep (reached from example.com/perfgate-example/internal/httpapi.(*Server).handleOrder)"},
 	} {
@@ -84,6 +85,36 @@ func TestHintsNameTheApplicationCaller(t *testing.T) {
 		h := fired(For(fixture(t, fixtureName)))[rule]
 		if !strings.Contains(h.Message, "reached from example.com/perfgate-example/internal/httpapi.(*Server).handleSearch") {
 			t.Errorf("%s: %s hint does not name handleSearch: %q", fixtureName, rule, h.Message)
+		}
+	}
+}
+
+// TestHintsNameTheServiceNotItsDriver: in the database example's gate
+// (examples/service-db with no-idle-conns.patch, recorded on PostgreSQL 15
+// by TestGateDatabaseServiceFindsLostConnectionReuse's configuration), pgx's
+// connector grows as much as database/sql.(*DB).conn, which calls it; the
+// hint names the service's handler, since the driver is a dependency of
+// the build, not the service's code.
+func TestHintsNameTheServiceNotItsDriver(t *testing.T) {
+	h := fired(For(fixture(t, "no-idle-conns")))["dial-per-request"]
+	if !strings.Contains(h.Message, "database/sql.(*DB).conn (reached from example.com/servicedb/internal/httpapi.(*Server).handleGet)") {
+		t.Errorf("dial-per-request hint does not name the service's handler: %q", h.Message)
+	}
+}
+
+func TestDependencies(t *testing.T) {
+	info := "/tmp/head: go1.26.8\n\tpath\texample.com/servicedb/cmd/server\n\tmod\texample.com/servicedb\t(devel)\t\n" +
+		"\tdep\tgithub.com/jackc/pgx/v5\tv5.7.6\th1:x=\n\tdep\tgithub.com/old/lib\tv1.0.0\n\t=>\tgithub.com/fork/lib\tv1.0.1\th1:y=\n"
+	deps := dependencies(info)
+	for name, want := range map[string]bool{
+		"github.com/jackc/pgx/v5/stdlib.(*driverConnector).Connect": true,
+		"github.com/jackc/pgx/v5.connect":                           true,
+		"github.com/fork/lib.Do":                                    true,
+		"github.com/jackc/pgx/v55.x":                                false,
+		"example.com/servicedb/internal/orders.(*Store).Get":        false,
+	} {
+		if got := inModules(name, deps); got != want {
+			t.Errorf("inModules(%q, %q) = %v, want %v", name, deps, got, want)
 		}
 	}
 }

@@ -23,6 +23,11 @@ import (
 // counts at most this much of each response.
 const MaxResponseBody = 1 << 20
 
+// ResultsFile is the name of the file in a run's directory that keeps its
+// window's results in vegeta's binary encoding (`vegeta report` reads it;
+// so does the per-endpoint comparison).
+const ResultsFile = "results.bin"
+
 // Request is one target of the round-robin request mix.
 type Request struct {
 	Method  string

@@ -8,38 +8,38 @@ import (
 // The metrics, by the name code refers to them with. Their order in
 // Catalog is the order of every table: the gating metrics first.
 var (
-	CPU = &Metric{Name: "cpu", Unit: "µs/req", Value: measured, Scale: Relative,
+	CPU = &Metric{Name: "cpu", Unit: "µs/req", Title: "CPU per request", Value: measured, Scale: Relative,
 		Gate:  &Gate{Key: "gate.cpu", Threshold: func(g config.Gate) float64 { return float64(g.CPU) }},
 		Bench: &Bench{Unit: "cpu-ns/req", Factor: 1e3}}
-	Allocs = &Metric{Name: "allocs", Unit: "allocs/req", Value: func(f report.Figures) (float64, bool) { return optional(f.AllocsPerRequest) }, Scale: Relative, Portable: true,
+	Allocs = &Metric{Name: "allocs", Unit: "allocs/req", Title: "allocations per request", Value: func(f report.Figures) (float64, bool) { return optional(f.AllocsPerRequest) }, Scale: Relative, Portable: true,
 		Gate:  &Gate{Key: "gate.allocs", Threshold: func(g config.Gate) float64 { return float64(g.Allocs) }},
 		Bench: &Bench{Unit: "allocs/req", Factor: 1, Digits: 2}}
-	Bytes = &Metric{Name: "bytes", Unit: "B/req", Value: func(f report.Figures) (float64, bool) { return optional(f.BytesPerRequest) }, Scale: Relative, Portable: true,
+	Bytes = &Metric{Name: "bytes", Unit: "B/req", Title: "bytes allocated per request", Value: func(f report.Figures) (float64, bool) { return optional(f.BytesPerRequest) }, Scale: Relative, Display: BinaryBytes, Portable: true,
 		Gate:  &Gate{Key: "gate.bytes", Threshold: func(g config.Gate) float64 { return float64(g.Bytes) }},
 		Bench: &Bench{Unit: "B/req", Factor: 1, Digits: 1}}
-	Errors = &Metric{Name: "errors", Unit: "ratio", Value: func(f report.Figures) (float64, bool) { return f.ErrorRate, true }, Scale: Absolute, Display: Percentage,
+	Errors = &Metric{Name: "errors", Unit: "ratio", Title: "error rate", Value: func(f report.Figures) (float64, bool) { return f.ErrorRate, true }, Scale: Absolute, Display: Percentage,
 		Gate:  &Gate{Key: "gate.errors", Threshold: func(g config.Gate) float64 { return float64(g.Errors) }},
 		Bench: &Bench{Unit: "errors/req", Factor: 1, Digits: 6}}
 	// Goroutines and Heap are leaks: what a window's requests left alive.
 	// Both are near 0 and can be negative, so they are absolute, and
 	// benchstat's relative deltas would say nothing about them.
-	Goroutines = &Metric{Name: "goroutines", Unit: "goroutines/1k req", Value: func(f report.Figures) (float64, bool) { return optional(f.GoroutinesRetainedPer1k) }, Scale: Absolute,
+	Goroutines = &Metric{Name: "goroutines", Unit: "goroutines/1k req", Title: "goroutines left alive per 1k requests", Value: func(f report.Figures) (float64, bool) { return optional(f.GoroutinesRetainedPer1k) }, Scale: Absolute,
 		Gate: &Gate{Key: "gate.goroutines", Threshold: func(g config.Gate) float64 { return g.Goroutines }}}
-	Heap = &Metric{Name: "heap", Unit: "B/1k req", Value: func(f report.Figures) (float64, bool) { return optional(f.HeapRetainedBytesPer1k) }, Scale: Absolute, Display: BinaryBytes,
+	Heap = &Metric{Name: "heap", Unit: "B/1k req", Title: "heap retained per 1k requests", Value: func(f report.Figures) (float64, bool) { return optional(f.HeapRetainedBytesPer1k) }, Scale: Absolute, Display: BinaryBytes,
 		Gate: &Gate{Key: "gate.heap", Threshold: func(g config.Gate) float64 { return float64(g.Heap) }}}
-	GC = &Metric{Name: "gc", Unit: "GC/req", Value: func(f report.Figures) (float64, bool) { return optional(f.GCCyclesPerRequest) }, Scale: Relative,
+	GC = &Metric{Name: "gc", Unit: "GC/req", Title: "GC cycles per request", Value: func(f report.Figures) (float64, bool) { return optional(f.GCCyclesPerRequest) }, Scale: Relative,
 		Bench: &Bench{Unit: "gc/req", Factor: 1, Digits: 6}}
-	LatencyP50 = latency("latency_p50", "p50-ns", func(f report.Figures) float64 { return f.LatencyP50Ms })
-	LatencyP90 = latency("latency_p90", "p90-ns", func(f report.Figures) float64 { return f.LatencyP90Ms })
-	LatencyP99 = latency("latency_p99", "p99-ns", func(f report.Figures) float64 { return f.LatencyP99Ms })
-	LatencyMax = &Metric{Name: "latency_max", Unit: "ms", Value: func(f report.Figures) (float64, bool) { return f.LatencyMaxMs, true }, Scale: Relative,
+	LatencyP50 = latency("latency_p50", "median latency", "p50-ns", func(f report.Figures) float64 { return f.LatencyP50Ms })
+	LatencyP90 = latency("latency_p90", "p90 latency", "p90-ns", func(f report.Figures) float64 { return f.LatencyP90Ms })
+	LatencyP99 = latency("latency_p99", "p99 latency", "p99-ns", func(f report.Figures) float64 { return f.LatencyP99Ms })
+	LatencyMax = &Metric{Name: "latency_max", Unit: "ms", Title: "maximum latency", Value: func(f report.Figures) (float64, bool) { return f.LatencyMaxMs, true }, Scale: Relative,
 		Bench: &Bench{Unit: "max-ns", Factor: 1e6}}
-	Throughput = &Metric{Name: "throughput", Unit: "req/s", Value: func(f report.Figures) (float64, bool) { return f.Throughput, true }, Scale: Relative, HigherIsBetter: true,
+	Throughput = &Metric{Name: "throughput", Unit: "req/s", Title: "throughput", Value: func(f report.Figures) (float64, bool) { return f.Throughput, true }, Scale: Relative, HigherIsBetter: true,
 		Bench: &Bench{Unit: "req/s", Factor: 1, Digits: 2}}
-	Throttled = &Metric{Name: "throttled", Unit: "ratio", Value: func(f report.Figures) (float64, bool) { return f.ThrottledRatio, true }, Scale: Absolute, Display: Percentage}
+	Throttled = &Metric{Name: "throttled", Unit: "ratio", Title: "share of throttled CPU periods", Value: func(f report.Figures) (float64, bool) { return f.ThrottledRatio, true }, Scale: Absolute, Display: Percentage}
 	// MemoryPeak is compared and shown but never gates: the peak follows
 	// the garbage collector's pacing as much as the code.
-	MemoryPeak = &Metric{Name: "memory_peak", Unit: "MiB", Value: memoryPeak, Scale: Relative,
+	MemoryPeak = &Metric{Name: "memory_peak", Unit: "MiB", Title: "peak memory", Value: memoryPeak, Scale: Relative,
 		Gate: &Gate{Threshold: reportingThreshold, Gates: never}}
 )
 
@@ -63,8 +63,8 @@ func optional(v *float64) (float64, bool) {
 }
 
 // latency is a latency quantile: it gates when gate.latency is set.
-func latency(name, benchUnit string, get func(report.Figures) float64) *Metric {
-	return &Metric{Name: name, Unit: "ms", Value: func(f report.Figures) (float64, bool) { return get(f), true }, Scale: Relative,
+func latency(name, title, benchUnit string, get func(report.Figures) float64) *Metric {
+	return &Metric{Name: name, Unit: "ms", Title: title, Value: func(f report.Figures) (float64, bool) { return get(f), true }, Scale: Relative,
 		Gate:  &Gate{Key: "gate.latency", Threshold: latencyThreshold, Gates: func(g config.Gate) bool { return g.Latency > 0 }},
 		Bench: &Bench{Unit: benchUnit, Factor: 1e6}}
 }

@@ -48,6 +48,9 @@ type Metric struct {
 	Name string
 	// Unit is the unit of Value's result, as report.json records it.
 	Unit string
+	// Title is what a reviewer calls it in a sentence: "allocations per
+	// request", not "allocs".
+	Title string
 	// Value reads the metric from one run's figures; ok is false when the
 	// run did not measure it (no MemStats, no pprof, a crashed run).
 	Value func(report.Figures) (v float64, ok bool)

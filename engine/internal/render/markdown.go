@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/metric"
@@ -30,27 +29,45 @@ type section struct {
 // recording: see recordingSections) that perfgate wrote here: its
 // "Reproduce locally" command takes the report's own values.
 func Markdown(rep *report.Report) string {
-	return MarkdownWithReproduction(rep, ReproductionOf(rep))
+	return MarkdownFor(rep, ReproductionOf(rep), Links{})
 }
 
 // MarkdownWithReproduction is Markdown with a "Reproduce locally" command
 // built from r alone (and the report's seed, a number), never from the
 // report's strings: for a report.json that may be hostile.
 func MarkdownWithReproduction(rep *report.Report, r Reproduction) string {
+	return MarkdownFor(rep, r, Links{})
+}
+
+// MarkdownFor is the comment with links to where it was measured (the
+// run, the artifact, the compared commits, the functions' source); each
+// link is built only from values that pass Links.Checked.
+//
+// A reviewer reads it top down and may stop after the first screen: the
+// verdict in one sentence, the hints, what to do next, a compact table of
+// the gating metrics and the functions that changed. Everything else (the
+// statistics, every metric, benchstat, the invalid runs, the warnings,
+// the commands) is folded below it.
+func MarkdownFor(rep *report.Report, r Reproduction, links Links) string {
+	links = links.Checked()
 	if rep.Recording() {
 		return fit(recordingSections(rep, r), MaxComment)
 	}
 	sections := []section{
-		{name: "verdict", text: verdictSection(rep)},
+		{name: "verdict", text: verdictSection(rep, links)},
 		{name: "config changes", text: configChangesSection(rep)},
-		{name: "metrics", text: metricsSection(rep), optional: true, priority: 9},
-		{name: "main's trend", text: mainHistorySection(rep), optional: true, priority: 4},
-		{name: "environment", text: environmentSection(rep), optional: true, priority: 5},
-		{name: "functions", text: functionsSection(rep), optional: true, priority: 6},
 		{name: "hints", text: hintsSection(rep), optional: true, priority: 8},
+		{name: "what next", text: nextSteps(rep, links)},
+		{name: "metrics", text: summaryTable(rep), optional: true, priority: 9},
+		{name: "functions", text: functionsSection(rep, links), optional: true, priority: 6},
+		{name: "service hints", text: serviceHintsSection(rep), optional: true, priority: 5},
+		{name: "endpoints", text: endpointsSection(rep), optional: true, priority: 3},
+		{name: "statistics", text: statisticsSection(rep), optional: true, priority: 5},
+		{name: "main's trend", text: mainHistorySection(rep), optional: true, priority: 4},
 		{name: "benchstat", text: benchstatSection(rep), optional: true, priority: 2},
 		{name: "invalid runs", text: invalidSection(rep), optional: true, priority: 4},
 		{name: "warnings", text: warningsSection(rep), optional: true, priority: 3},
+		{name: "profiles", text: profilesSection(links), optional: true, priority: 7},
 		{name: "reproduce", text: reproduceSection(rep, r), optional: true, priority: 7},
 	}
 	return fit(sections, MaxComment)
@@ -96,9 +113,33 @@ var verdictIcon = map[string]string{
 	report.Inconclusive: "❔", report.Invalid: "⚠️", report.Error: "💥",
 }
 
-func verdictSection(rep *report.Report) string {
+// verdictSection is the heading, the one-sentence verdict and the line
+// of links (or, without links, the compared commits).
+func verdictSection(rep *report.Report, links Links) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s perfgate: %s\n\n", verdictIcon[rep.Verdict], Text(rep.Verdict))
+	if acceptedRegression(rep, links) {
+		b.WriteString("### ✅ perfgate: regression accepted\n\n")
+	} else {
+		fmt.Fprintf(&b, "### %s perfgate: %s\n\n", verdictIcon[rep.Verdict], Text(rep.Verdict))
+	}
+	fmt.Fprintf(&b, "%s\n\n", headline(rep, links))
+	if line := links.linksLine(); line != "" {
+		fmt.Fprintf(&b, "%s\n", line)
+	} else {
+		fmt.Fprintf(&b, "base %s · head %s\n", revision(rep.Build.Base.Revision, rep.Build.Base.Dirty), revision(rep.Build.Head.Revision, rep.Build.Head.Dirty))
+	}
+	if rep.Build.Error != "" {
+		fmt.Fprintf(&b, "\n<details><summary>Build output</summary>\n\n<pre>%s</pre>\n</details>\n", preText(rep.Build.Error))
+	}
+	return b.String()
+}
+
+// statisticsSection folds the numbers behind the verdict: the counts, the
+// verdict's reason with its intervals and p-values, how it was measured,
+// every metric and the environment.
+func statisticsSection(rep *report.Report) string {
+	var b strings.Builder
+	b.WriteString("<details><summary>Statistics: every metric, intervals, p-values, what this run could detect</summary>\n\n")
 	if len(rep.Counts) > 0 {
 		fmt.Fprintf(&b, "**%d regressed · %d improved · %d unchanged · %d inconclusive** (gating metrics)\n\n",
 			rep.Counts["regression"], rep.Counts["improvement"], rep.Counts["unchanged"], rep.Counts["inconclusive"])
@@ -108,10 +149,12 @@ func verdictSection(rep *report.Report) string {
 		// Numbers and fixed words only: nothing to escape.
 		fmt.Fprintf(&b, "%s\n\n", method)
 	}
-	fmt.Fprintf(&b, "base %s · head %s\n", revision(rep.Build.Base.Revision, rep.Build.Base.Dirty), revision(rep.Build.Head.Revision, rep.Build.Head.Dirty))
-	if rep.Build.Error != "" {
-		fmt.Fprintf(&b, "\n<details><summary>Build output</summary>\n\n<pre>%s</pre>\n</details>\n", preText(rep.Build.Error))
+	if table := metricsSection(rep); table != "" {
+		fmt.Fprintf(&b, "%s\n", table)
 	}
+	fmt.Fprintf(&b, "base %s · head %s\n\n", revision(rep.Build.Base.Revision, rep.Build.Base.Dirty), revision(rep.Build.Head.Revision, rep.Build.Head.Dirty))
+	b.WriteString(environmentSection(rep))
+	b.WriteString("\n</details>\n")
 	return b.String()
 }
 
@@ -184,52 +227,43 @@ func environmentSection(rep *report.Report) string {
 		e.GOMAXPROCS, Text(e.Confinement), Text(e.CPUModel), e.CPUs, Text(e.Kernel), Text(e.GoVersion), Text(fmt.Sprint(cfg.Gate.Alpha)))
 }
 
-func functionsSection(rep *report.Report) string {
-	type key struct{ profile, unit string }
-	groups := map[key][]report.Function{}
-	var order []key
-	for _, f := range rep.Functions {
-		if f.Kind != "flat" {
-			continue
-		}
-		k := key{f.Profile, f.Unit}
-		if groups[k] == nil {
-			order = append(order, k)
-		}
-		if len(groups[k]) < 5 {
-			groups[k] = append(groups[k], f)
-		}
-	}
-	if len(order) == 0 {
-		return ""
-	}
-	sort.SliceStable(order, func(i, j int) bool { return profileRank(order[i].profile) < profileRank(order[j].profile) })
+// serviceHintsSection is one line per hint about the service itself
+// (a profile it never turned on).
+func serviceHintsSection(rep *report.Report) string {
 	var b strings.Builder
-	b.WriteString("**Where it changed** (per request, or per run for what is alive at the window's end, head − base, beyond sampling noise)\n\n| profile | function | base | head | Δ |\n|---|---|--:|--:|--:|\n")
-	for _, k := range order {
-		for _, f := range groups[k] {
-			status := ""
-			if f.Status != "changed" {
-				status = " (" + Text(f.Status) + ")"
-			}
-			fmt.Fprintf(&b, "| %s %s | %s%s | %s | %s | %s |\n", Text(f.Profile), Text(f.Unit), Code(f.Name), status, metric.Number(f.Base), metric.Number(f.Head), metric.Signed(f.Delta))
-		}
+	for _, h := range rep.ServiceHints {
+		fmt.Fprintf(&b, "ℹ️ %s\n\n", Prose(h.Message))
 	}
 	return b.String()
 }
 
-func profileRank(p string) int {
-	return strings.Index("cpu allocs mutex block goroutine heap", p)
-}
+// shownHints is how many hints the first screen lists.
+const shownHints = 3
 
+// hintsSection lists the root-cause hints: the likely cause.
 func hintsSection(rep *report.Report) string {
 	if len(rep.Hints) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("**Hints**\n\n")
-	for _, h := range rep.Hints {
+	if len(rep.Hints) == 1 {
+		h := rep.Hints[0]
+		fmt.Fprintf(&b, "**Likely cause** (%s): %s (%s)\n", Text(h.Rule), Prose(h.Message), Prose(h.Evidence))
+		return b.String()
+	}
+	b.WriteString("**Likely cause**\n\n")
+	hint := func(h report.Hint) {
 		fmt.Fprintf(&b, "- **%s**: %s (%s)\n", Text(h.Rule), Prose(h.Message), Prose(h.Evidence))
+	}
+	for _, h := range rep.Hints[:min(len(rep.Hints), shownHints)] {
+		hint(h)
+	}
+	if rest := rep.Hints[min(len(rep.Hints), shownHints):]; len(rest) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>%d more hints</summary>\n\n", len(rest))
+		for _, h := range rest {
+			hint(h)
+		}
+		b.WriteString("\n</details>\n")
 	}
 	return b.String()
 }
@@ -264,7 +298,7 @@ func invalidRunsTable(rep *report.Report, header string, row func(report.Run) st
 	if len(rows) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("<details><summary>%d invalid runs (never counted)</summary>\n\n%s\n%s\n\n</details>\n", len(rows), header, strings.Join(rows, "\n"))
+	return fmt.Sprintf("<details><summary>%s (never counted)</summary>\n\n%s\n%s\n\n</details>\n", plural(len(rows), "invalid run"), header, strings.Join(rows, "\n"))
 }
 
 func warningsSection(rep *report.Report) string {
@@ -272,10 +306,18 @@ func warningsSection(rep *report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<details><summary>%d warnings</summary>\n\n", len(rep.Warnings))
+	fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", plural(len(rep.Warnings), "warning"))
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(&b, "- %s\n", Prose(w))
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()
+}
+
+// plural is "1 warning", "2 warnings".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

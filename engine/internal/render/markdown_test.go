@@ -111,9 +111,21 @@ func TestMarkdownHostileStrings(t *testing.T) {
 	// A metric this perfgate does not know shows with the report's own
 	// unit, which is untrusted.
 	rep.Metrics = append(rep.Metrics, report.Metric{Name: "widgets", Unit: "<script>x</script>/req", Scale: "absolute", Base: 1, Head: 2, Delta: 1, Outcome: "unchanged", Pairs: 10})
-	md := Markdown(rep)
+	// Source files that would climb out of the repository or end the
+	// link, and links whose values are half hostile: only the run's link
+	// may be built.
+	rep.Build.Head.Module, rep.Build.Head.ModuleDir = "example.com/svc", ""
+	rep.Functions[0].File = "example.com/svc/../../../etc/passwd.go"
+	rep.Functions[1].File = "example.com/svc/a)b](javascript:alert(1)).go"
+	links := Links{ServerURL: "https://github.com", Repository: "acme/search", RunID: "42", ArtifactID: "1 OR 1", ArtifactName: "x; rm -rf ~",
+		BaseSHA: "main", HeadSHA: strings.Repeat("b", 40), AcceptLabel: "perfgate:accept\n# x", AcceptedBy: "@everyone"}
+	md := MarkdownFor(rep, ReproductionOf(rep), links)
 	golden(t, "hostile.md", md)
-	for _, bad := range []string{"<script", "<img", "@octocat", "@everyone", "#1 ", "\u202E", "\x00", "\n## heading", "](http", "`code`"} {
+	if !strings.Contains(md, "[workflow run](https://github.com/acme/search/actions/runs/42)") {
+		t.Error("the run's link, from checked values, is missing")
+	}
+	for _, bad := range []string{"<script", "<img", "@octocat", "@everyone", "#1 ", "\u202E", "\x00", "\n## heading", "](http://", "`code`",
+		"/blob/", "/compare/", "/artifacts/", "rm -rf", "gh run download", "javascript", "passwd", "perfgate:accept", "# x"} {
 		if strings.Contains(md, bad) {
 			t.Errorf("rendered comment contains %q", bad)
 		}

@@ -64,6 +64,7 @@ func ReadReport(r io.Reader) (*report.Report, error) {
 		{"runs", len(rep.Runs), maxRuns}, {"functions", len(rep.Functions), maxFunctions},
 		{"metrics", len(rep.Metrics), maxListItems}, {"hints", len(rep.Hints), maxListItems},
 		{"warnings", len(rep.Warnings), maxListItems}, {"benchstat", len(rep.Benchstat), maxListItems},
+		{"endpoints", len(rep.Endpoints), maxListItems}, {"endpoint rows", endpointRows(rep.Endpoints), maxRuns},
 	} {
 		if list.n > list.limit {
 			return nil, fmt.Errorf("report.json has %d %s, more than the %d perfgate ever writes", list.n, list.name, list.limit)
@@ -95,4 +96,13 @@ func flameSize(n *report.FlameNode, depth int) (int, bool) {
 		}
 	}
 	return count, false
+}
+
+// endpointRows counts the rows the endpoints' tables would have.
+func endpointRows(endpoints []report.Endpoint) int {
+	n := 0
+	for _, e := range endpoints {
+		n += len(e.Metrics) + len(e.Summary)
+	}
+	return n
 }

@@ -72,6 +72,19 @@ func orPlaceholder(pattern *regexp.Regexp, value, placeholder string) string {
 	return placeholder
 }
 
+// profilesSection fetches this run's results with GitHub's CLI and
+// opens the diff of its profiles; "" unless the links name the run and
+// the artifact.
+func profilesSection(links Links) string {
+	fetch := links.downloadCommand()
+	if fetch == "" {
+		return ""
+	}
+	dir := links.ArtifactName
+	return fmt.Sprintf("<details><summary>Open this run's profiles</summary>\n\n<pre>%s\ngo tool pprof -http=: -diff_base %s/base.cpu.pb.gz %s/head.cpu.pb.gz\ngo tool pprof -http=: -diff_base %s/base.allocs.pb.gz %s/head.allocs.pb.gz\nbenchstat %s/bench/base.txt %s/bench/head.txt</pre>\n\n</details>\n",
+		HTMLText(fetch), dir, dir, dir, dir, dir, dir)
+}
+
 // reproduceSection repeats a gate: the same config, base and run order.
 func reproduceSection(rep *report.Report, r Reproduction) string {
 	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>%ssudo perfgate gate --config %s --base %s --head . --out results/ --seed %d\ngo tool pprof -http=: -diff_base results/base.cpu.pb.gz results/head.cpu.pb.gz\ngo tool pprof -http=: -diff_base results/base.allocs.pb.gz results/head.allocs.pb.gz\nbenchstat results/bench/base.txt results/bench/head.txt</pre>\n\n</details>\n",

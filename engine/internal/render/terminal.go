@@ -30,6 +30,7 @@ func Terminal(w io.Writer, rep *report.Report, out string) {
 	if note := LatencyNote(rep); note != "" {
 		fmt.Fprintln(w, note)
 	}
+	printEndpoints(w, rep.Endpoints)
 	if len(rep.Functions) > 0 {
 		fmt.Fprintln(w, "\nlargest per-request changes by function beyond sampling noise (head − base, flat):")
 		printFunctions(w, rep.Functions, 3)

@@ -114,6 +114,18 @@ type Service struct {
 	// ReadyTimeout is how long to wait for ready to answer 2xx before the
 	// run fails.
 	ReadyTimeout Duration `json:"ready_timeout"`
+	// Reset is a command (a list of strings, run without a shell: write
+	// ["sh", "-c", "..."] for one) run before every duet round and every
+	// sequential run, once for both sides, so that base and head meet
+	// their dependencies (a database) in the same state; none by default.
+	// It runs in the head's tree as the service's user, with service.env
+	// except entries that use {addr} or {port}; a reset that fails makes
+	// the runs it preceded invalid. Only the local and docker targets run
+	// one (docs/dependencies.md).
+	Reset []string `json:"reset,omitempty"`
+	// ResetTimeout is how long one reset may take; it and everything it
+	// started are killed then, and the runs it preceded are invalid.
+	ResetTimeout Duration `json:"reset_timeout"`
 }
 
 // Resources are the limits the service runs under, on every target: a

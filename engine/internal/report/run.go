@@ -219,6 +219,10 @@ type Profile struct {
 	// for CPU profiles, 100 Hz ticks).
 	Samples int64  `json:"samples"`
 	Error   string `json:"error,omitempty"`
+	// Rate is the sampling rate the service had set, where the service
+	// says it: the mutex profile's fraction, read when that profile came
+	// back empty (0 means the service never turned it on).
+	Rate *int64 `json:"rate,omitempty"`
 	// Finished is when the service finished sending it: a windowed
 	// profile's own work must fall outside the counters' window.
 	Finished time.Time `json:"finished"`

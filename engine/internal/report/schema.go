@@ -96,10 +96,20 @@ type Report struct {
 	Counts    map[string]int `json:"counts"`
 	Functions []Function     `json:"functions"`
 	Hints     []Hint         `json:"hints"`
-	Warnings  []string       `json:"warnings"`
+	// ServiceHints are about the service rather than the change: a
+	// profile it left off, so the report cannot show that cost.
+	ServiceHints []Hint   `json:"service_hints,omitempty"`
+	Warnings     []string `json:"warnings"`
 	// MainHistory is main's nightly trend, when the gate was given one
 	// (--history).
 	MainHistory *MainHistory `json:"main_history,omitempty"`
+	// Endpoints compare each request line of load.requests on its own, so
+	// a regression of one endpoint is not diluted by the whole mix. They
+	// are reported, never gating: Counts, Verdict and Holm's family ignore
+	// them. Absent with a single request line (Metrics are that line), in
+	// a recording, when nothing was compared, and in reports written
+	// before the field existed.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
 
 // Recording reports whether the report measured one tree (perfgate run)
@@ -176,7 +186,12 @@ type Binary struct {
 	Source   string `json:"source"`
 	Revision string `json:"revision,omitempty"`
 	Dirty    bool   `json:"dirty,omitempty"`
-	Path     string `json:"path"`
+	// Module is the built main module's path; ModuleDir its directory
+	// relative to the repository's root ("" at the root). Together they
+	// map a profile's file names to the repository's files.
+	Module    string `json:"module,omitempty"`
+	ModuleDir string `json:"module_dir,omitempty"`
+	Path      string `json:"path"`
 	// BuildInfo is `go version -m` of the binary.
 	BuildInfo string `json:"build_info"`
 }
@@ -229,6 +244,30 @@ type Metric struct {
 	InFamily bool    `json:"in_family"`
 }
 
+// Endpoint is one request line of load.requests (method and path with its
+// query, as configured; lines that differ only in headers or body are one
+// endpoint) compared across the valid pairs like Metrics, from the vegeta
+// results of each run's window (results.bin).
+type Endpoint struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Pairs is the number of valid pairs in which both sides answered this
+	// line at least once.
+	Pairs int `json:"pairs"`
+	// BaseRequests and HeadRequests are the median requests of this line
+	// per window: a p99 over a few hundred requests rests on a handful.
+	BaseRequests float64 `json:"base_requests"`
+	HeadRequests float64 `json:"head_requests"`
+	// Metrics are the catalog's latency_p50, latency_p90, latency_p99 and
+	// errors of this line alone, with the same paired statistics, scale
+	// and threshold as in Metrics, at the look's level without Holm's
+	// correction: Gates is always false.
+	Metrics []Metric `json:"metrics"`
+	// Summary holds the medians of the line's figures the catalog does not
+	// compare pair by pair (throughput).
+	Summary []Median `json:"summary,omitempty"`
+}
+
 // Function is one function's change of cost between the sides' merged
 // profiles, per request (per run for goroutines), kept only when beyond
 // sampling noise.
@@ -248,6 +287,11 @@ type Function struct {
 	// (estimated from bytes for heap sampling), which set the noise.
 	BaseSamples float64 `json:"base_samples"`
 	HeadSamples float64 `json:"head_samples"`
+	// File and Line are where the function is defined, as the head's
+	// binary recorded it (with -trimpath, a module's import path plus the
+	// file name; the base's for a function gone from the head).
+	File string `json:"file,omitempty"`
+	Line int64  `json:"line,omitempty"`
 }
 
 // Hint is a root-cause hint with its evidence (next step).

@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/attribution"
 	"github.com/perfgate/perfgate/engine/internal/benchtable"
 	"github.com/perfgate/perfgate/engine/internal/build"
+	"github.com/perfgate/perfgate/engine/internal/endpoint"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/hints"
 	"github.com/perfgate/perfgate/engine/internal/metric"
@@ -40,6 +41,7 @@ func (g *invocation) conclude(err error) {
 		g.concludeMainHistory()
 	}
 	rep.Hints = append([]report.Hint{}, hints.For(rep)...)
+	rep.ServiceHints = hints.ServiceHints(rep)
 }
 
 // sidesMeasured are the sides whose runs the results directory holds: a
@@ -53,7 +55,7 @@ func (g *invocation) sidesMeasured() []metric.Side {
 
 // compareSides attributes the change per function, tabulates the sides
 // and, when the measurement allows it, decides the gate on the paired
-// statistics.
+// statistics and compares each endpoint beside it (reported only).
 func (g *invocation) compareSides(err error) {
 	rep := g.rep
 	runs := rep.Runs
@@ -68,6 +70,11 @@ func (g *invocation) compareSides(err error) {
 	if rep.Verdict == report.Pass {
 		rep.Metrics = verdict.CompareAtLook(runs, g.cfg.Gate, verdict.Plan(g.cfg))
 		rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
+		endpoints, warnings := endpoint.Compare(g.out, runs, g.cfg)
+		rep.Endpoints = endpoints
+		for _, w := range warnings {
+			g.warn("endpoints: " + w.Error())
+		}
 	}
 }
 

@@ -50,7 +50,7 @@ validity: {min_cpu_samples: 0, max_generator_cpu: 100%}
 	for _, p := range prepare {
 		p(g)
 	}
-	_, _ = g.finish(g.measure(context.Background(), binaries, ""))
+	_, _ = g.finish(g.measure(context.Background(), binaries, "", dir))
 	data, err := os.ReadFile(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -39,8 +39,10 @@ type GateOptions struct {
 	// beside the verdict; "" for none.
 	HistoryDir string
 	Command    []string
-	Stdout     io.Writer
-	Stderr     io.Writer
+	// LogFormat is LogPlain (the default) or LogGitHub.
+	LogFormat string
+	Stdout    io.Writer
+	Stderr    io.Writer
 }
 
 // Gate (`perfgate gate`) performs the gate and returns the report it wrote (nil when nothing
@@ -60,6 +62,7 @@ func Gate(ctx context.Context, o GateOptions) (*report.Report, error) {
 		return nil, err
 	}
 	g := newInvocation(report.ModeGate, cfg, o.Out, o.Command, o.Stdout, o.Stderr)
+	g.logFormat = o.LogFormat
 	g.readMainHistory(o.HistoryDir, o.ConfigPath, o.Head)
 	g.rep.Seed = rand.Uint64()
 	if o.Seed != nil {
@@ -93,7 +96,7 @@ func (g *invocation) gate(ctx context.Context, o GateOptions) error {
 		return err
 	}
 	defer os.RemoveAll(filepath.Dir(binaries[experiment.Base]))
-	return g.measure(ctx, binaries, "")
+	return g.measure(ctx, binaries, "", o.Head)
 }
 
 // resolveBase is --base (a revision, checked out as a worktree) or

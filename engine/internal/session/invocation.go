@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/render"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/reset"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/docker"
@@ -39,6 +40,8 @@ type invocation struct {
 	// before measuring; nil without one.
 	mainHistory     *history.File
 	mainHistoryName string
+	// logFormat is LogPlain or LogGitHub (log groups).
+	logFormat string
 }
 
 // newInvocation starts a report in mode (report.ModeGate or ModeRecord)
@@ -64,6 +67,9 @@ func loadConfig(path, targetOverride string) (*config.Config, error) {
 	}
 	if _, ok := targets[cfg.Target]; !ok {
 		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: %s", path, cfg.Target, strings.Join(config.Targets, ", "))
+	}
+	if problem := config.ResetTargetProblem(cfg.Target); problem != "" && len(cfg.Service.Reset) > 0 {
+		return nil, configErrorf("%s: service.reset %s; gate with --target %s, or without service.reset", path, problem, strings.Join(config.ResetTargets, " or --target "))
 	}
 	return cfg, nil
 }
@@ -144,8 +150,13 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 	}
 	binaries := map[string]string{}
 	for _, t := range trees {
-		fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
-		b, err := build.Build(ctx, t.side, t.dir, g.cfg.Service.Package, filepath.Join(tmp, t.side))
+		var b report.Binary
+		err := g.group(fmt.Sprintf("perfgate: build %s (%s)", t.side, t.dir), func() error {
+			fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
+			var err error
+			b, err = build.Build(ctx, t.side, t.dir, g.cfg.Service.Package, filepath.Join(tmp, t.side))
+			return err
+		})
 		*t.binary = b
 		if err != nil {
 			os.RemoveAll(tmp)
@@ -176,7 +187,8 @@ var targets = map[string]func(cfg *config.Config, limits cgroup.Limits, out stri
 
 // measure prepares the configured target and runs the experiment on the built
 // binaries: both sides in pairs, or onlySide alone for a recording.
-func (g *invocation) measure(ctx context.Context, binaries map[string]string, onlySide string) error {
+// service.reset runs in resetDir, the head's tree (the recorded one).
+func (g *invocation) measure(ctx context.Context, binaries map[string]string, onlySide, resetDir string) error {
 	tg := targets[g.cfg.Target](g.cfg, cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)}, g.out)
 	// Cleanup failures (a cluster or namespace not deleted, an image or a
 	// container not removed) do not change the result, but the user must
@@ -217,12 +229,25 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 	if err := g.save(); err != nil {
 		return err
 	}
-	_, err = experiment.Run(ctx, experiment.Options{
-		Config: g.cfg, Target: tg, Binaries: binaries, OnlySide: onlySide, OutDir: g.out, Seed: g.rep.Seed,
-		Duet: duet, GeneratorCPUs: generatorCPUs(env), ServiceCPUs: len(env.ServiceCPUs),
-		Progress: g.stdout, Record: g.keepRun, Enough: g.decided,
+	return g.group("perfgate: measure ("+plan+")", func() error {
+		_, err := experiment.Run(ctx, experiment.Options{
+			Config: g.cfg, Target: tg, Binaries: binaries, OnlySide: onlySide, OutDir: g.out, Seed: g.rep.Seed,
+			Duet: duet, GeneratorCPUs: generatorCPUs(env), ServiceCPUs: len(env.ServiceCPUs),
+			Progress: g.stdout, Record: g.keepRun, Enough: g.decided, Reset: g.reset(resetDir),
+		})
+		return err
 	})
-	return err
+}
+
+// reset is service.reset as the experiment runs it, in dir and as the
+// service's user; nil when the config has none.
+func (g *invocation) reset(dir string) func(context.Context, io.Writer) error {
+	if len(g.cfg.Service.Reset) == 0 {
+		return nil
+	}
+	cmd := reset.Command{Args: g.cfg.Service.Reset, Dir: dir, Env: g.cfg.ResetEnv(),
+		Timeout: g.cfg.Service.ResetTimeout.Std(), User: privilege.ServiceUser()}
+	return cmd.Run
 }
 
 // keepRun keeps a run on disk the moment it is measured.

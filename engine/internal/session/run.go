@@ -26,8 +26,10 @@ type RunOptions struct {
 	Target  string
 	History HistoryOptions
 	Command []string
-	Stdout  io.Writer
-	Stderr  io.Writer
+	// LogFormat is LogPlain (the default) or LogGitHub.
+	LogFormat string
+	Stdout    io.Writer
+	Stderr    io.Writer
 }
 
 // CheckLabel says what is wrong with a label (an OptionError for
@@ -62,6 +64,7 @@ func Run(ctx context.Context, o RunOptions) (*report.Report, error) {
 		return nil, err
 	}
 	g := newInvocation(report.ModeRecord, cfg, o.Out, o.Command, o.Stdout, o.Stderr)
+	g.logFormat = o.LogFormat
 	g.rep.Label = o.Label
 	rep, err := g.finish(g.record(ctx, o.Src))
 	if rep != nil && len(rep.Runs) > 0 {
@@ -82,7 +85,7 @@ func (g *invocation) record(ctx context.Context, src string) error {
 		return err
 	}
 	defer os.RemoveAll(filepath.Dir(binaries[experiment.Head]))
-	return g.measure(ctx, binaries, experiment.Head)
+	return g.measure(ctx, binaries, experiment.Head, src)
 }
 
 // recordingVerdict is gate's verdict for a failed experiment, invalid

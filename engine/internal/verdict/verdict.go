@@ -60,18 +60,32 @@ func Compare(runs []report.Run, gate config.Gate) []report.Metric {
 func CompareAtLook(runs []report.Run, gate config.Gate, plan stats.Plan) []report.Metric {
 	var out []report.Metric
 	for _, r := range outcomes(runs, gate, plan, len(ValidPairs(runs))) {
-		scale := metric.Relative
-		if r.Scale == stats.Absolute {
-			scale = metric.Absolute
-		}
-		out = append(out, report.Metric{
-			Name: r.Name, Unit: r.Unit, Scale: string(scale), Base: r.BaseMedian, Head: r.HeadMedian,
-			Delta: r.Delta, CI: r.CI, CILevel: r.CILevel, P: r.PRegression, PImprovement: r.PImprovement,
-			Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable,
-			Level: r.Level, Family: r.Family, InFamily: r.InFamily,
-		})
+		out = append(out, ReportMetric(r))
 	}
 	return out
+}
+
+// ReportMetric is one comparison as report.json's metrics record it; the
+// per-endpoint comparisons use the same form.
+func ReportMetric(r stats.Result) report.Metric {
+	scale := metric.Relative
+	if r.Scale == stats.Absolute {
+		scale = metric.Absolute
+	}
+	return report.Metric{
+		Name: r.Name, Unit: r.Unit, Scale: string(scale), Base: r.BaseMedian, Head: r.HeadMedian,
+		Delta: r.Delta, CI: r.CI, CILevel: r.CILevel, P: r.PRegression, PImprovement: r.PImprovement,
+		Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable,
+		Level: r.Level, Family: r.Family, InFamily: r.InFamily,
+	}
+}
+
+// StatsScale is the statistics' scale of a catalog scale.
+func StatsScale(s metric.Scale) stats.Scale {
+	if s == metric.Absolute {
+		return stats.Absolute
+	}
+	return stats.Relative
 }
 
 // outcomes runs the statistics of every compared metric after n valid
@@ -83,7 +97,7 @@ func outcomes(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []sta
 		if !m.Compared() {
 			continue
 		}
-		in := stats.Input{Name: m.Name, Unit: m.Unit, Scale: statsScale(m.Scale), Threshold: m.Threshold(gate), Gates: m.Gates(gate)}
+		in := stats.Input{Name: m.Name, Unit: m.Unit, Scale: StatsScale(m.Scale), Threshold: m.Threshold(gate), Gates: m.Gates(gate)}
 		for _, p := range pairs {
 			b, okB := m.Value(p[0].Figures)
 			h, okH := m.Value(p[1].Figures)
@@ -96,13 +110,6 @@ func outcomes(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []sta
 		}
 	}
 	return stats.Outcomes(inputs, plan, n)
-}
-
-func statsScale(s metric.Scale) stats.Scale {
-	if s == metric.Absolute {
-		return stats.Absolute
-	}
-	return stats.Relative
 }
 
 // Decide is the overall verdict from the gating metrics: any regression

@@ -98,6 +98,11 @@ func (t *Target) runArgs(name, ref string, spec target.Spec) []string {
 		// namespace the container's root is the host's. Numeric, since a
 		// scratch image has no /etc/passwd.
 		"--user", fmt.Sprintf("%d:%d", privilege.Nobody.UID, privilege.Nobody.GID),
+		// The service's dependencies (a database the job runs as a service
+		// container, published on the host) are on the host, whose
+		// loopback is not the container's: host.docker.internal names the
+		// host from inside, as on Docker Desktop (docs/dependencies.md).
+		"--add-host", "host.docker.internal:host-gateway",
 	}
 	if t.placement.Service != nil {
 		args = append(args, "--cpuset-cpus", joinInts(t.placement.Service))

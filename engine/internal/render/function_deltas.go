@@ -1,0 +1,116 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// shownFunctions is how many function deltas the comment's first screen
+// lists; the rest are folded.
+const shownFunctions = 6
+
+// runtimeFloor is the share of a request's cost (the base's CPU,
+// allocations or bytes per request) below which a change inside the Go
+// runtime is noise to a reviewer: a lock the scheduler took 0.03 µs
+// longer is beyond sampling noise, but not something the pull request
+// did.
+const runtimeFloor = 0.01
+
+// runtimeInternal reports whether a function belongs to the Go runtime or
+// the standard library's internals rather than to code a pull request
+// changes or calls on purpose.
+func runtimeInternal(name string) bool {
+	for _, prefix := range []string{"runtime.", "runtime/", "internal/", "sync/atomic.", "syscall.", "gcWriteBarrier", "aeshash"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// reviewedFunctions are the flat function deltas worth a reviewer's
+// time, in the order the comment lists them: the profiles in their usual
+// order, the biggest change first within each. A runtime-internal change
+// smaller than runtimeFloor of the request's cost in its unit is left out.
+func reviewedFunctions(rep *report.Report) (kept []report.Function, noise int) {
+	reference := map[string]float64{}
+	for _, m := range rep.Metrics {
+		switch m.Name {
+		case "cpu":
+			reference["µs/req"] = m.Base // CPU, mutex and block delays are all time per request
+		case "allocs":
+			reference["allocs/req"] = m.Base
+		case "bytes":
+			reference["B/req"] = m.Base
+		}
+	}
+	for _, f := range rep.Functions {
+		if f.Kind != "flat" {
+			continue
+		}
+		if ref, ok := reference[f.Unit]; ok && ref > 0 && runtimeInternal(f.Name) && math.Abs(f.Delta) < runtimeFloor*ref {
+			noise++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if ri, rj := profileRank(kept[i].Profile), profileRank(kept[j].Profile); ri != rj {
+			return ri < rj
+		}
+		return math.Abs(kept[i].Delta) > math.Abs(kept[j].Delta)
+	})
+	return kept, noise
+}
+
+func profileRank(p string) int {
+	return strings.Index("cpu allocs mutex block goroutine heap", p)
+}
+
+// functionsSection is the first screen's table of the biggest function
+// deltas, and the rest folded.
+func functionsSection(rep *report.Report, links Links) string {
+	fs, noise := reviewedFunctions(rep)
+	if len(fs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	left := ""
+	if noise > 0 {
+		left = fmt.Sprintf("; %s under %s of a request's cost left out", plural(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
+	}
+	fmt.Fprintf(&b, "**Where it changed** (per request, head − base, beyond sampling noise%s)\n\n", left)
+	b.WriteString(functionTable(rep, fs[:min(len(fs), shownFunctions)], links))
+	if rest := fs[min(len(fs), shownFunctions):]; len(rest) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>%d more function deltas</summary>\n\n%s\n</details>\n", len(rest), functionTable(rep, rest, links))
+	}
+	return b.String()
+}
+
+func functionTable(rep *report.Report, fs []report.Function, links Links) string {
+	var b strings.Builder
+	b.WriteString("| profile | function | base | head | Δ |\n|---|---|--:|--:|--:|\n")
+	for _, f := range fs {
+		status := ""
+		if f.Status != "changed" {
+			status = " (" + Text(f.Status) + ")"
+		}
+		fmt.Fprintf(&b, "| %s %s | %s%s | %s | %s | %s |\n", Text(f.Profile), Text(f.Unit), functionName(rep, f, links), status, metric.Number(f.Base), metric.Number(f.Head), metric.Signed(f.Delta))
+	}
+	return b.String()
+}
+
+// functionName shows a function's name, linked to its source at the head
+// commit when the report knows the file and the links know the
+// repository.
+func functionName(rep *report.Report, f report.Function, links Links) string {
+	if u := links.sourceURL(repositoryPath(rep.Build.Head, f), f.Line); u != "" {
+		return fmt.Sprintf("[%s](%s)", Code(f.Name), u)
+	}
+	return Code(f.Name)
+}

@@ -1,0 +1,193 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// headline is the comment's first sentence: the verdict in words, the
+// biggest change in the reviewer's units and, from the profiles, where
+// most of it went. A reviewer who reads only this line knows what
+// happened.
+func headline(rep *report.Report, links Links) string {
+	accepted := ""
+	if acceptedRegression(rep, links) {
+		accepted = fmt.Sprintf("Accepted with the label %s, added by %s. ", Code(links.AcceptLabel), Code(links.AcceptedBy))
+	}
+	switch rep.Verdict {
+	case report.Regression:
+		return accepted + changeSentence(rep, outcomeMetrics(rep, report.Regression), "Also regressed")
+	case report.Improvement:
+		return changeSentence(rep, outcomeMetrics(rep, report.Improvement), "Also improved") + " Nothing regressed."
+	case report.Pass:
+		return "No gating metric changed beyond its threshold."
+	case report.Inconclusive:
+		undecided := outcomeMetrics(rep, report.Inconclusive)
+		names := make([]string, len(undecided))
+		for i, m := range undecided {
+			names[i] = titleOf(m)
+		}
+		return fmt.Sprintf("**Not decided**: %s could still be above or below %s threshold; nothing is known to have regressed.",
+			strings.Join(names, ", "), map[bool]string{true: "its", false: "their"}[len(names) == 1])
+	case report.Invalid:
+		return "**The measurement is invalid**, so nothing was compared: " + Prose(rep.Reason)
+	}
+	return "**perfgate could not finish**: " + Prose(rep.Reason)
+}
+
+// acceptedRegression is a regression whose pull request carries the
+// accepting label.
+func acceptedRegression(rep *report.Report, links Links) bool {
+	return rep.Verdict == report.Regression && links.AcceptLabel != "" && links.AcceptedBy != ""
+}
+
+// outcomeMetrics are the gating metrics with an outcome, the biggest
+// change against its threshold first.
+func outcomeMetrics(rep *report.Report, outcome string) []report.Metric {
+	var ms []report.Metric
+	for _, m := range rep.Metrics {
+		if m.Gates && m.Outcome == outcome {
+			ms = append(ms, m)
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return overThreshold(ms[i]) > overThreshold(ms[j]) })
+	return ms
+}
+
+// overThreshold is how many thresholds the change spans, so a +37% on a
+// 2% threshold outranks +78 KiB on a 64 KiB one.
+func overThreshold(m report.Metric) float64 {
+	if m.Threshold <= 0 {
+		return math.Abs(m.Delta)
+	}
+	return math.Abs(m.Delta) / m.Threshold
+}
+
+// changeSentence names the biggest change, where it went, and the other
+// metrics with the same outcome.
+func changeSentence(rep *report.Report, ms []report.Metric, others string) string {
+	if len(ms) == 0 {
+		return Prose(rep.Reason)
+	}
+	top := ms[0]
+	s := fmt.Sprintf("**%s %s**", upperFirst(titleOf(top)), changeInUnits(top))
+	if where := whereItWent(rep, top); where != "" {
+		s += ": " + where
+	}
+	s += "."
+	if len(ms) > 1 {
+		rest := make([]string, 0, len(ms)-1)
+		for _, m := range ms[1:] {
+			rest = append(rest, titleOf(m)+" "+changeInUnits(m))
+		}
+		s += fmt.Sprintf(" %s: %s.", others, strings.Join(rest, "; "))
+	}
+	return s
+}
+
+// titleOf is a metric's name in a sentence: the catalog's title, or the
+// report's own name, escaped.
+func titleOf(m report.Metric) string {
+	if c, ok := metric.Lookup(m.Name); ok && c.Title != "" {
+		return c.Title
+	}
+	return Text(m.Name)
+}
+
+// changeInUnits shows a change as a reviewer reads it: "+37.0% (+33.2
+// allocs/req)" for a relative metric, "+78.12 KiB/1k req" for an
+// absolute one.
+func changeInUnits(m report.Metric) string {
+	c := metric.Of(m)
+	change := shown(c, c.FormatChange(m.Delta))
+	if c.Scale != metric.Relative {
+		return change
+	}
+	return fmt.Sprintf("%s (%s)", change, shown(c, amount(c, m.Head-m.Base)))
+}
+
+// amount is a signed amount in the metric's own unit: "+33.2 allocs/req",
+// "-1.5 KiB/req".
+func amount(c *metric.Metric, v float64) string {
+	sign := "+"
+	if v < 0 {
+		sign = "-"
+	}
+	return sign + c.Format(math.Abs(v))
+}
+
+// profileOfMetric says which profile and unit explain a metric's change.
+var profileOfMetric = map[string]struct{ profile, unit string }{
+	"cpu":    {"cpu", "µs/req"},
+	"allocs": {"allocs", "allocs/req"},
+	"bytes":  {"allocs", "B/req"},
+}
+
+// whereItWent names the (at most two) functions whose own cost grew most
+// in the profile that explains the metric, and what share of the
+// metric's change they carry: "71% of it in new fmt.Sprintf and
+// httpapi.(*Server).handleSearch".
+func whereItWent(rep *report.Report, m report.Metric) string {
+	p, ok := profileOfMetric[m.Name]
+	change := m.Head - m.Base
+	if !ok || change == 0 {
+		return ""
+	}
+	var top []report.Function
+	for _, f := range rep.Functions {
+		if f.Kind == "flat" && f.Profile == p.profile && f.Unit == p.unit && f.Delta*change > 0 && !runtimeInternal(f.Name) {
+			top = append(top, f)
+		}
+	}
+	if len(top) == 0 {
+		return ""
+	}
+	sort.SliceStable(top, func(i, j int) bool { return math.Abs(top[i].Delta) > math.Abs(top[j].Delta) })
+	if len(top) > 2 {
+		top = top[:2]
+	}
+	sum := 0.0
+	names := make([]string, len(top))
+	for i, f := range top {
+		sum += f.Delta
+		names[i] = Code(shortName(f.Name))
+		if f.Status == "new" {
+			names[i] = "new " + names[i]
+		}
+	}
+	share := sum / change
+	switch {
+	case share >= 0.95:
+		return "nearly all of it in " + strings.Join(names, " and ")
+	case share >= 0.1:
+		return fmt.Sprintf("%.0f%% of it in %s", 100*share, strings.Join(names, " and "))
+	}
+	return ""
+}
+
+// shortName drops a function's import path up to its package:
+// "example.com/svc/httpapi.(*Server).handleSearch" is
+// "httpapi.(*Server).handleSearch".
+func shortName(name string) string {
+	paren := strings.IndexAny(name, "(")
+	head := name
+	if paren >= 0 {
+		head = name[:paren]
+	}
+	if slash := strings.LastIndex(head, "/"); slash >= 0 {
+		return name[slash+1:]
+	}
+	return name
+}
+
+func upperFirst(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
+}

@@ -1,0 +1,204 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
+)
+
+// nextSteps says what to do about this verdict, in one to three lines:
+// fix or accept a regression, what would decide an inconclusive gate,
+// how to repair an invalid measurement, what a pass could have caught.
+func nextSteps(rep *report.Report, links Links) string {
+	var s string
+	switch rep.Verdict {
+	case report.Regression:
+		s = regressionSteps(rep, links)
+	case report.Inconclusive:
+		s = inconclusiveSteps(rep)
+	case report.Invalid:
+		s = invalidSteps(rep)
+	case report.Pass, report.Improvement:
+		s = passSteps(rep)
+	case report.Error:
+		s = "Read the step's log for the failing command; nothing was measured, so re-running after the fix is safe."
+	}
+	if s == "" {
+		return ""
+	}
+	return "**What next**: " + s + "\n"
+}
+
+func regressionSteps(rep *report.Report, links Links) string {
+	if acceptedRegression(rep, links) {
+		return fmt.Sprintf("nothing: the regression is accepted. Remove the label %s to gate this pull request again on its next run.", Code(links.AcceptLabel))
+	}
+	keys := thresholdKeys(outcomeMetrics(rep, report.Regression))
+	accept := fmt.Sprintf("raise %s in perfgate.yml", strings.Join(keys, ", "))
+	if links.AcceptLabel != "" {
+		accept = fmt.Sprintf("add the label %s (the check then passes, naming who accepted it) or %s", Code(links.AcceptLabel), accept)
+	}
+	return fmt.Sprintf("fix it, starting from the functions below and the profiles' diff; or, if the cost is intended, %s.", accept)
+}
+
+// thresholdKeys are the perfgate.yml keys of the metrics' thresholds.
+func thresholdKeys(ms []report.Metric) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range ms {
+		c, ok := metric.Lookup(m.Name)
+		if !ok || c.Gate == nil || c.Gate.Key == "" || seen[c.Gate.Key] {
+			continue
+		}
+		seen[c.Gate.Key] = true
+		keys = append(keys, "<code>"+c.Gate.Key+"</code>")
+	}
+	if len(keys) == 0 {
+		keys = []string{"the threshold"}
+	}
+	return keys
+}
+
+// inconclusiveSteps says how many rounds would decide each undecided
+// metric at the spread this run measured: an interval's half-width
+// shrinks as one over the square root of the rounds, so deciding needs
+// the interval to fit between the estimate and the threshold.
+func inconclusiveSteps(rep *report.Report) string {
+	need, pairs := 0, 0
+	var unreachable []string
+	for _, m := range outcomeMetrics(rep, report.Inconclusive) {
+		pairs = max(pairs, m.Pairs)
+		n, ok := roundsToDecide(withLevel(m, rep))
+		if !ok {
+			unreachable = append(unreachable, titleOf(m))
+			continue
+		}
+		need = max(need, n)
+	}
+	unit := "pairs"
+	if designOf(rep) == designDuet {
+		unit = "rounds"
+	}
+	var parts []string
+	if need > 0 {
+		parts = append(parts, fmt.Sprintf("at this run's spread, about %d valid %s would decide it (this run had %d): set <code>pairs: %d</code> and <code>max_pairs</code> at least that in perfgate.yml and re-run", need, unit, pairs, need))
+	}
+	if len(unreachable) > 0 {
+		parts = append(parts, fmt.Sprintf("%s sits at its threshold: more %s barely help; if the change is real and intended, raise the threshold", strings.Join(unreachable, ", "), unit))
+	}
+	if len(parts) == 0 {
+		return "re-run the gate; the metrics above were undecided at this run's spread."
+	}
+	return strings.Join(parts, "; ") + ". Inconclusive does not fail the check."
+}
+
+// withLevel fills in the level a look spent for a report written before
+// metrics recorded it: the whole alpha over the gating metrics, which a
+// single look would spend.
+func withLevel(m report.Metric, rep *report.Report) report.Metric {
+	if m.Level > 0 {
+		return m
+	}
+	m.Level = rep.Config.Gate.Alpha
+	for _, g := range rep.Metrics {
+		if g.Gates {
+			m.Family++
+		}
+	}
+	return m
+}
+
+// maxScaleUp is the most rounds a suggestion multiplies a run by; beyond
+// it, the change sits so close to the threshold that rounds are not the
+// answer.
+const maxScaleUp = 8
+
+// roundsToDecide is the number of valid rounds at which the metric's
+// interval, at the measured spread, would clear its threshold on the side
+// of the estimate, and at which the signed-rank test can reach the level
+// the look spent.
+func roundsToDecide(m report.Metric) (int, bool) {
+	if m.Pairs <= 0 {
+		return 0, false
+	}
+	est, low, high, threshold := m.Delta, m.CI[0], m.CI[1], m.Threshold
+	var width, room float64
+	if est < threshold {
+		width, room = high-est, threshold-est // the upper bound must fall below the threshold
+	} else {
+		width, room = est-low, est-threshold // the lower bound must rise above it
+	}
+	n := m.Pairs
+	if width > room && room > 0 {
+		scale := (width / room) * (width / room)
+		if scale > maxScaleUp {
+			return 0, false
+		}
+		n = int(math.Ceil(float64(m.Pairs) * scale))
+	} else if room <= 0 {
+		return 0, false
+	}
+	if m.Level > 0 {
+		n = max(n, stats.MinRounds(m.Level, max(1, m.Family)))
+	}
+	return max(n, m.Pairs+1), true
+}
+
+// invalidFixes pair the start of each invalid-run reason
+// (experiment/validity.go, duet.go) with its fix.
+var invalidFixes = []struct{ prefix, fix string }{
+	{"OOM-killed", "raise <code>resources.memory</code>, or find what grew in the heap profile"},
+	{"crashed during the run", "the service died under load: its log is in the artifact (runs' stderr)"},
+	{"achieved rate", "the service could not keep up with <code>load.rate</code> at <code>resources.cpu</code>: lower the rate or raise the CPU limit"},
+	{"error rate", "the service answered errors: check <code>load.requests</code> against the service and its log in the artifact"},
+	{"load generator saturated", "lower <code>load.rate</code>, or run on a machine with more CPUs for the load generator"},
+	{"too few CPU samples", "lengthen <code>load.duration</code> or raise <code>load.rate</code>"},
+	{"the shared CPUs were too busy", "base and head together need more CPU than the duet shares: lower <code>load.rate</code> or raise <code>resources.cpu</code>"},
+	{"the duet's balance was broken", "base and head were not sent the same requests: re-run; if it repeats, open an issue with the artifact"},
+}
+
+// invalidSteps gives one fix per kind of reason the invalid runs had.
+func invalidSteps(rep *report.Report) string {
+	seen := map[string]bool{}
+	var fixes []string
+	for _, r := range rep.Runs {
+		for _, reason := range r.InvalidReasons {
+			for _, f := range invalidFixes {
+				if strings.HasPrefix(reason, f.prefix) && !seen[f.prefix] {
+					seen[f.prefix] = true
+					fixes = append(fixes, f.fix)
+				}
+			}
+		}
+	}
+	if len(fixes) == 0 {
+		return "see the invalid runs below for each run's reason; an invalid measurement never fails as a regression."
+	}
+	return strings.Join(fixes, "; ") + ". An invalid measurement is never reported as a regression."
+}
+
+// passSteps says what this run could have caught: a pass means nothing
+// bigger than this changed.
+func passSteps(rep *report.Report) string {
+	var parts []string
+	for _, m := range rep.Metrics {
+		if !m.Gates || m.Detectable == nil {
+			continue
+		}
+		if _, ok := metric.Lookup(m.Name); !ok {
+			continue
+		}
+		parts = append(parts, titleOf(m)+" "+detectable(m))
+	}
+	if len(parts) == 0 {
+		return "nothing; note that this run had too few valid rounds to detect a change of any gating metric."
+	}
+	if len(parts) > 3 {
+		parts = parts[:3]
+	}
+	return "nothing. This run would have caught a change of " + strings.Join(parts, ", ") + "."
+}
