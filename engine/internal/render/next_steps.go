@@ -85,7 +85,7 @@ func inconclusiveSteps(rep *report.Report) string {
 	}
 	var parts []string
 	if need > 0 {
-		parts = append(parts, fmt.Sprintf("at this run's spread, about %d valid %s would decide it (this run had %d): set <code>pairs: %d</code> and <code>max_pairs</code> at least that in perfgate.yml and re-run", need, unit, pairs, need))
+		parts = append(parts, fmt.Sprintf("at this run's spread, about %d valid %s would decide it (this run had %d): set <code>pairs: %d</code> in perfgate.yml (or <code>pairs.max</code> to at least %d) and re-run", need, unit, pairs, need, need))
 	}
 	if len(unreachable) > 0 {
 		parts = append(parts, fmt.Sprintf("%s sits at its threshold: more %s barely help; if the change is real and intended, raise the threshold", strings.Join(unreachable, ", "), unit))
