@@ -149,7 +149,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
           reportJson,
           linksOfThisRun(
             process.env,
-            github.context.repo,
+            { owner: event.owner, repo: event.repo },
             { id: kept.artifactId, name },
             { base: 'sha' in base ? base.sha : undefined, head: pr?.headSha || event.sha },
           ),
