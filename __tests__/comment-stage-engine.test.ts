@@ -36,6 +36,10 @@ import (
 )
 
 func main() {
+	if os.Getenv("STANDIN_REJECT_LINKS") == "1" && strings.Contains(strings.Join(os.Args, " "), "--repository") {
+		fmt.Fprintln(os.Stderr, "flag provided but not defined: -repository")
+		os.Exit(2)
+	}
 	fmt.Println("<!-- perfgate:report -->")
 	fmt.Printf("binary=%s\\n", os.Args[0])
 	fmt.Printf("args=%s\\n", strings.Join(os.Args[1:], " "))
@@ -155,6 +159,18 @@ describe('runCommentStage runs only an engine it has just built', () => {
     expect(args).not.toContain('--base-sha')
     expect(args).not.toContain('--server-url')
     expect(args).toContain('--run-id 42')
+  }, 120_000)
+
+  it('renders without the links, with a warning, when the engine refuses them', async () => {
+    process.env.STANDIN_REJECT_LINKS = '1'
+    try {
+      const { args } = await comment()
+      expect(args).toMatch(
+        new RegExp(`^report --in \\S+/report\\.json --format md --reproduce-config ci/perfgate\\.yml --reproduce-head ${headSha}$`),
+      )
+    } finally {
+      delete process.env.STANDIN_REJECT_LINKS
+    }
   }, 120_000)
 
   it('says the regression was accepted when the pull request has the accept label, and who added it', async () => {
