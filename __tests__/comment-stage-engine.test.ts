@@ -36,6 +36,10 @@ import (
 )
 
 func main() {
+	if os.Getenv("STANDIN_REJECT_LINKS") == "1" && strings.Contains(strings.Join(os.Args, " "), "--repository") {
+		fmt.Fprintln(os.Stderr, "flag provided but not defined: -repository")
+		os.Exit(2)
+	}
 	fmt.Println("<!-- perfgate:report -->")
 	fmt.Printf("binary=%s\\n", os.Args[0])
 	fmt.Printf("args=%s\\n", strings.Join(os.Args[1:], " "))
@@ -63,6 +67,7 @@ beforeEach(async () => {
     GITHUB_STEP_SUMMARY: path.join(tmp, `summary-${stamp}.md`),
     GITHUB_OUTPUT: path.join(tmp, `output-${stamp}.txt`),
     INPUT_TOKEN: 't0ken',
+    GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_TOKEN: 'ghs_secret',
     ACTIONS_RUNTIME_TOKEN: 'runtime-secret',
     ACTIONS_ID_TOKEN_REQUEST_URL: 'https://oidc.example',
@@ -97,6 +102,7 @@ const event = describeEvent({
       head_sha: headSha,
       head_branch: 'feature',
       head_repository: { full_name: 'mallory/shop' },
+      run_attempt: 2,
       conclusion: 'failure',
       pull_requests: [],
     },
@@ -135,10 +141,47 @@ describe('runCommentStage runs only an engine it has just built', () => {
     expect(env.filter((k) => /^(INPUT_|GITHUB_TOKEN$|ACTIONS_RUNTIME_TOKEN$|ACTIONS_ID_TOKEN_REQUEST_)/.test(k))).toEqual([])
   }, 120_000)
 
-  it("passes the reproduce command's values from the workflow and the run, not the artifact", async () => {
+  it("passes the reproduce command's values and the links from the workflow, the event and the API, not the artifact", async () => {
+    gh.pulls[0].baseSha = 'b'.repeat(40)
     const { args } = await comment()
     expect(args).toMatch(
-      new RegExp(`^report --in \\S+/report\\.json --format md --reproduce-config ci/perfgate\\.yml --reproduce-head ${headSha}$`),
+      new RegExp(
+        `^report --in \\S+/report\\.json --format md --reproduce-config ci/perfgate\\.yml --reproduce-head ${headSha} ` +
+          `--repository acme/shop --server-url https://github\\.com --run-id 42 --run-attempt 2 ` +
+          `--artifact-id 901 --artifact-name perfgate-results-attempt-1 --base-sha ${'b'.repeat(40)} --head-sha ${headSha}$`,
+      ),
     )
+  }, 120_000)
+
+  it('leaves out a link value without its strict shape (the placeholder base SHA of the fake pull request)', async () => {
+    process.env.GITHUB_SERVER_URL = 'https://github.com/evil path'
+    const { args } = await comment()
+    expect(args).not.toContain('--base-sha')
+    expect(args).not.toContain('--server-url')
+    expect(args).toContain('--run-id 42')
+  }, 120_000)
+
+  it('renders without the links, with a warning, when the engine refuses them', async () => {
+    process.env.STANDIN_REJECT_LINKS = '1'
+    try {
+      const { args } = await comment()
+      expect(args).toMatch(
+        new RegExp(`^report --in \\S+/report\\.json --format md --reproduce-config ci/perfgate\\.yml --reproduce-head ${headSha}$`),
+      )
+    } finally {
+      delete process.env.STANDIN_REJECT_LINKS
+    }
+  }, 120_000)
+
+  it('says the regression was accepted when the pull request has the accept label, and who added it', async () => {
+    gh.artifacts.get(42)![0].zip = zipSync({ 'report.json': strToU8('{"schema":1,"verdict":"regression","reason":"cpu +20%"}') })
+    gh.artifacts.get(42)![0].sizeInBytes = gh.artifacts.get(42)![0].zip.byteLength
+    gh.addLabel(7, 'perfgate:accept', 'alice')
+    const accepting = getInputs((n) => ({ mode: 'comment', token: 't0ken', 'accept-label': 'perfgate:accept' })[n] ?? '')
+    await runCommentStage(accepting, event)
+    const body = (gh.comments.get(7) ?? [])[0]?.body ?? ''
+    expect(body).toMatch(/^args=report .* --accepted-label perfgate:accept --accepted-by alice$/m)
+    expect(gh.count('issues/list-labels-on-issue')).toBe(1)
+    expect(gh.count('issues/list-events')).toBe(1)
   }, 120_000)
 })

@@ -50,3 +50,22 @@ describe('engineInvocation', () => {
     expect(inv.env.INPUT_TOKEN).toBeUndefined()
   })
 })
+
+describe('withGitHubLog', () => {
+  it('asks gate and run for the GitHub log format, and leaves other subcommands alone', async () => {
+    const { withGitHubLog } = await import('../src/perfgate.js')
+    expect(withGitHubLog(['gate', '--config', 'perfgate.yml', '--out', '/r'])).toEqual([
+      'gate',
+      '--config',
+      'perfgate.yml',
+      '--out',
+      '/r',
+      '--log-format',
+      'github',
+    ])
+    expect(withGitHubLog(['run', '--src', '.'])).toEqual(['run', '--src', '.', '--log-format', 'github'])
+    expect(withGitHubLog(['trend', '--history', 'h'])).toEqual(['trend', '--history', 'h'])
+    expect(withGitHubLog(['sweep'])).toEqual(['sweep'])
+    expect(withGitHubLog(['gate', '--log-format', 'plain'])).toEqual(['gate', '--log-format', 'plain'])
+  })
+})

@@ -38,6 +38,7 @@ describe('describeEvent', () => {
       context('workflow_run', {
         workflow_run: {
           id: 42,
+          run_attempt: 3,
           event: 'pull_request',
           head_sha: 'd'.repeat(40),
           head_branch: 'feature',
@@ -49,6 +50,7 @@ describe('describeEvent', () => {
     )
     expect(info.workflowRun).toEqual({
       id: 42,
+      runAttempt: 3,
       event: 'pull_request',
       headSha: 'd'.repeat(40),
       headBranch: 'feature',

@@ -20,7 +20,18 @@ describe('getInputs', () => {
       historyBranch: 'perfgate-data',
       confirm: true,
       confirmBudget: 3,
+      acceptLabel: '',
     })
+  })
+
+  it('reads accept-label: a label name, or empty to turn acceptance off', () => {
+    expect(getInputs(read({ 'accept-label': 'perfgate:accept' })).acceptLabel).toBe('perfgate:accept')
+    expect(getInputs(read({ 'accept-label': ' perf ok 🚀 ' })).acceptLabel).toBe('perf ok 🚀')
+    expect(getInputs(read({ 'accept-label': '' })).acceptLabel).toBe('')
+    expect(() => getInputs(read({ 'accept-label': 'x'.repeat(51) }))).toThrow(
+      /Invalid 'accept-label': "x{51}"\. Expected a label name of at most 50 characters/,
+    )
+    expect(() => getInputs(read({ 'accept-label': 'a\u0007b' }))).toThrow(/Invalid 'accept-label'/)
   })
 
   it('reads the history inputs: none, a directory, a branch name, confirmation', () => {

@@ -1,15 +1,16 @@
 import * as core from '@actions/core'
-import * as exec from '@actions/exec'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { acceptRegression } from './accept-label.js'
 import { commentMarker, writeComment } from './comment.js'
 import { buildFreshEngine } from './engine.js'
 import { UserError } from './errors.js'
 import type { EventInfo, WorkflowRun } from './event.js'
 import type { Inputs } from './inputs.js'
 import { actionRoot } from './paths.js'
-import { engineEnvironment, readVerdict } from './perfgate.js'
+import { readVerdict, type Verdict } from './perfgate.js'
+import { linkedReport, renderReport, reportArgs, type ReportLinks } from './report-links.js'
 import { createOctokit, type Octokit } from './octokit.js'
 import { writeSummary } from './summary.js'
 import { checkListedSize, extractReport, UntrustedArtifactError } from './untrusted-results.js'
@@ -34,58 +35,82 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
     return
   }
   const octokit = createOctokit(inputs.token)
-  const pullNumber = await core.group('Find the pull request', () => findPullRequest(octokit, event.owner, event.repo, run))
-  if (pullNumber === 0) {
+  const pull = await core.group('Find the pull request', () => findPullRequest(octokit, event.owner, event.repo, run))
+  if (!pull) {
     core.notice(`No open pull request has ${run.headSha.slice(0, 12)} as its head any more (it moved, or was closed); not commenting.`)
     return
   }
   const tempRoot = process.env.RUNNER_TEMP || os.tmpdir()
   const dir = await mkdtemp(path.join(tempRoot, 'perfgate-untrusted-'))
   const reportPath = path.join(dir, 'report.json')
-  await core.group('Download the results', async () =>
-    writeFile(reportPath, await downloadReport(octokit, event.owner, event.repo, run.id, inputs.artifactName)),
-  )
+  const artifact = await core.group('Download the results', async () => {
+    const downloaded = await downloadReport(octokit, event.owner, event.repo, run.id, inputs.artifactName)
+    await writeFile(reportPath, downloaded.report)
+    return downloaded
+  })
 
   // Never a cached binary (see buildFreshEngine), and never the secrets.
   const engine = await core.group('Build the perfgate engine', () => buildFreshEngine(actionRoot(), tempRoot))
   // The artifact's report.md is not used: the comment is rendered here,
-  // and its "Reproduce locally" command is built from this workflow's
-  // inputs and the API's head commit, never from the artifact (whose
-  // command line, base revision and label a fork controls).
-  let rendered: exec.ExecOutput
+  // and its "Reproduce locally" command and its links are built from this
+  // workflow's inputs, the event and the API, never from the artifact
+  // (whose command line, base revision and label a fork controls).
+  const links: ReportLinks = {
+    repository: `${event.owner}/${event.repo}`,
+    serverUrl: process.env.GITHUB_SERVER_URL,
+    runId: run.id,
+    runAttempt: run.runAttempt,
+    artifactId: artifact.id,
+    artifactName: artifact.name,
+    baseSha: pull.baseSha,
+    headSha: run.headSha,
+  }
+  const reproduce = reproduceFlags(inputs, run.headSha)
+  let markdown: string
+  let verdict: Verdict = 'error'
   try {
-    rendered = await exec.getExecOutput(
-      engine.path,
-      ['report', '--in', reportPath, '--format', 'md', ...reproduceFlags(inputs, run.headSha)],
-      {
-        cwd: dir,
-        env: engineEnvironment(process.env),
-        silent: true,
-        ignoreReturnCode: true,
-      },
-    )
+    markdown = await core.group('Render the report', async () => {
+      const linked = await renderReport(engine.path, reportArgs(reportPath, links, undefined, reproduce), dir)
+      if ('markdown' in linked) return linked.markdown
+      // Without the links, the report itself is what is checked.
+      const plain = await renderReport(engine.path, reportArgs(reportPath, {}, undefined, reproduce), dir)
+      if ('error' in plain) throw new UntrustedArtifactError(`its report.json is not a valid perfgate report: ${plain.error}`)
+      core.warning(`Rendering the report with links failed (${linked.error}); the comment shows it without them.`)
+      return plain.markdown
+    })
+    // Read only after the engine accepted the file, and only to route on.
+    verdict = (await readVerdict(dir))?.verdict ?? 'error'
+    core.setOutput('verdict', verdict)
+    core.setOutput('report-json', reportPath)
+    // The measuring run's check cannot change from here: a label added
+    // later re-runs stage one (pull_request: labeled), which passes, and
+    // this stage then says so in the comment.
+    if (verdict === 'regression') {
+      const acceptance = await acceptRegression(() => octokit, {
+        owner: event.owner,
+        repo: event.repo,
+        pullNumber: pull.number,
+        label: inputs.acceptLabel,
+      })
+      if (acceptance) markdown = await linkedReport(engine.path, reportPath, links, acceptance, markdown, dir, reproduce)
+    }
   } finally {
     await rm(path.dirname(engine.path), { recursive: true, force: true })
   }
-  if (rendered.exitCode !== 0) {
-    throw new UntrustedArtifactError(`its report.json is not a valid perfgate report: ${rendered.stderr.trim().slice(0, 500)}`)
-  }
-  // Read only after the engine accepted the file, and only to route on.
-  const verdict = (await readVerdict(dir))?.verdict ?? 'error'
-  core.setOutput('verdict', verdict)
-  core.setOutput('report-json', reportPath)
 
-  await writeSummary(rendered.stdout)
+  await writeSummary(markdown)
   if (inputs.comment === 'never') return
-  await writeComment(
-    octokit,
-    { owner: event.owner, repo: event.repo, pullNumber, measuredSha: run.headSha },
-    {
-      marker: commentMarker(inputs.workingDirectory, inputs.config),
-      markdown: rendered.stdout,
-      fullReportHint: `The whole report is in the results artifact of run ${run.id}.`,
-      createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression',
-    },
+  await core.group('Write the pull request comment', () =>
+    writeComment(
+      octokit,
+      { owner: event.owner, repo: event.repo, pullNumber: pull.number, measuredSha: run.headSha },
+      {
+        marker: commentMarker(inputs.workingDirectory, inputs.config),
+        markdown,
+        fullReportHint: `The whole report is in the results artifact of run ${run.id}.`,
+        createIfMissing: inputs.comment !== 'on-regression' || verdict === 'regression',
+      },
+    ),
   )
 }
 
@@ -101,17 +126,26 @@ export function reproduceFlags(inputs: Inputs, headSha: string): string[] {
   return ['--reproduce-config', config, '--reproduce-head', headSha]
 }
 
+/** FoundPull is the pull request a run measured, as the API names it. */
+export interface FoundPull {
+  readonly number: number
+  /** baseSha is the API's base commit of the pull request (its base branch's head when it last changed). */
+  readonly baseSha: string
+}
+
+type ListedPull = { number: number; state?: string; head: { sha: string; repo: { full_name: string } | null }; base: { sha: string } }
+
 /**
  * findPullRequest resolves the run's head commit to an open pull request
  * through the API: the pull requests associated with the commit, else the
  * open ones from the run's head branch. A candidate counts only if its head
- * is that commit in that repository. 0 means none.
+ * is that commit in that repository. undefined means none.
  */
-export async function findPullRequest(octokit: Octokit, owner: string, repo: string, run: WorkflowRun): Promise<number> {
-  const matches = (p: { number: number; state?: string; head: { sha: string; repo: { full_name: string } | null } }): boolean =>
+export async function findPullRequest(octokit: Octokit, owner: string, repo: string, run: WorkflowRun): Promise<FoundPull | undefined> {
+  const matches = (p: ListedPull): boolean =>
     p.state !== 'closed' && p.head.sha === run.headSha && (p.head.repo?.full_name ?? '') === run.headRepository
   const { data: forCommit } = await octokit.rest.repos.listPullRequestsAssociatedWithCommit({ owner, repo, commit_sha: run.headSha })
-  const found = forCommit.filter(matches).map((p) => p.number)
+  const found: ListedPull[] = forCommit.filter(matches)
   if (found.length === 0 && run.headBranch && run.headRepository.includes('/')) {
     const headOwner = run.headRepository.split('/')[0]
     const { data: fromBranch } = await octokit.rest.pulls.list({
@@ -121,9 +155,9 @@ export async function findPullRequest(octokit: Octokit, owner: string, repo: str
       head: `${headOwner}:${run.headBranch}`,
       per_page: 100,
     })
-    found.push(...fromBranch.filter(matches).map((p) => p.number))
+    found.push(...fromBranch.filter(matches))
   }
-  const unique = [...new Set(found)]
+  const unique = [...new Set(found.map((p) => p.number))]
   if (unique.length > 1) {
     throw new UserError(
       `commit ${run.headSha} is the head of several open pull requests (${unique.map((n) => `#${n}`).join(', ')}); not guessing which to comment on`,
@@ -135,14 +169,21 @@ export async function findPullRequest(octokit: Octokit, owner: string, repo: str
       `the event lists pull request(s) ${listed.map((n) => `#${n}`).join(', ')} for ${run.headSha}, but the API says #${unique[0]}; not commenting`,
     )
   }
-  return unique[0] ?? 0
+  const pull = found[0]
+  return pull ? { number: pull.number, baseSha: pull.base.sha } : undefined
 }
 
 /**
  * downloadReport finds the newest attempt's results artifact of the run,
  * checks its size before downloading, and extracts report.json alone.
  */
-async function downloadReport(octokit: Octokit, owner: string, repo: string, runId: number, baseName: string): Promise<Uint8Array> {
+async function downloadReport(
+  octokit: Octokit,
+  owner: string,
+  repo: string,
+  runId: number,
+  baseName: string,
+): Promise<{ id: number; name: string; report: Uint8Array }> {
   const artifacts = await octokit.paginate(octokit.rest.actions.listWorkflowRunArtifacts, { owner, repo, run_id: runId, per_page: 100 })
   const prefix = `${baseName}-attempt-`
   const candidates = artifacts
@@ -158,5 +199,5 @@ async function downloadReport(octokit: Octokit, owner: string, repo: string, run
   const { data } = await octokit.rest.actions.downloadArtifact({ owner, repo, artifact_id: artifact.id, archive_format: 'zip' })
   const zip = new Uint8Array(data as ArrayBuffer)
   core.info(`downloaded ${artifact.name} (${zip.byteLength} bytes)`)
-  return extractReport(zip)
+  return { id: artifact.id, name: artifact.name, report: extractReport(zip) }
 }

@@ -27,6 +27,8 @@ export interface Inputs {
   readonly historyBranch: string
   readonly confirm: boolean
   readonly confirmBudget: number
+  /** acceptLabel is the pull request label that accepts a regression on purpose; '' turns acceptance off. */
+  readonly acceptLabel: string
 }
 
 /**
@@ -75,6 +77,9 @@ export function getInputs(read: InputReader = (name) => core.getInput(name)): In
     historyBranch: checkBranch(value('history-branch', 'perfgate-data'), problems),
     confirm: oneOf('confirm', ['false', 'true'], 'true') === 'true',
     confirmBudget: checkBudget(value('confirm-budget', '3'), problems),
+    // No fallback here: action.yml's default (perfgate:accept) applies when
+    // the input is not given, and an empty value turns acceptance off.
+    acceptLabel: checkLabel(read('accept-label').trim(), problems),
   }
   if (problems.length > 0) throw new UserError(problems.join('\n'))
   return inputs
@@ -131,6 +136,21 @@ function checkBudget(budget: string, problems: string[]): number {
     return 3
   }
   return n
+}
+
+/** The longest label name GitHub accepts, in characters. */
+const MAX_LABEL_CHARS = 50
+
+/** checkLabel accepts a label name GitHub would: at most 50 characters, no control characters. */
+function checkLabel(label: string, problems: string[]): string {
+  // eslint-disable-next-line no-control-regex
+  if ([...label].length > MAX_LABEL_CHARS || /[\x00-\x1f\x7f]/.test(label)) {
+    problems.push(
+      `Invalid 'accept-label': ${JSON.stringify(label)}. Expected a label name of at most ${MAX_LABEL_CHARS} characters without control characters, such as perfgate:accept, or empty to turn acceptance off.`,
+    )
+    return ''
+  }
+  return label
 }
 
 /** checkRelativePath keeps paths inside the workspace. */

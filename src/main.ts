@@ -4,6 +4,8 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { acceptRegression } from './accept-label.js'
+import { annotateReport } from './annotations.js'
 import { artifactName } from './artifact.js'
 import { commentMarker, writeComment } from './comment.js'
 import { runCommentStage } from './comment-stage.js'
@@ -17,6 +19,7 @@ import { addHistoryFlag, openHistory, recordFlags, saveHistory } from './history
 import { getInputs, type Inputs } from './inputs.js'
 import { keepResults } from './keep-results.js'
 import { refuseUnsafeEvent } from './refuse.js'
+import { linkedReport, linksOfThisRun } from './report-links.js'
 import { escapeMarkdown } from './markdown.js'
 import { createOctokit } from './octokit.js'
 import { readVerdict, runPerfgate, type Verdict } from './perfgate.js'
@@ -101,7 +104,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   }
 
   // The data is kept before anything is decided.
-  const uploadError = await keepResults(name, resultsDir)
+  const kept = await keepResults(name, resultsDir)
   const historyError =
     inputs.mode === 'record'
       ? await saveHistory(
@@ -124,16 +127,44 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   const reportMarkdown = path.join(resultsDir, 'report.md')
   if (existsSync(reportJson)) core.setOutput('report-json', reportJson)
   if (existsSync(reportMarkdown)) core.setOutput('report-markdown', reportMarkdown)
+  await annotateReport(resultsDir)
 
-  const markdown = existsSync(reportMarkdown)
+  const pr = event.pullRequest
+  const acceptance =
+    outcome.verdict === 'regression' && pr
+      ? await acceptRegression(() => createOctokit(inputs.token), {
+          owner: event.owner,
+          repo: event.repo,
+          pullNumber: pr.number,
+          label: inputs.acceptLabel,
+        })
+      : undefined
+  const engineMarkdown = existsSync(reportMarkdown)
     ? await readFile(reportMarkdown, 'utf8')
     : `### perfgate: ${outcome.verdict}\n\n${escapeMarkdown(outcome.reason)}\n`
+  const markdown = existsSync(reportJson)
+    ? await core.group('Render the report with links', () =>
+        linkedReport(
+          engine.path,
+          reportJson,
+          linksOfThisRun(
+            process.env,
+            { owner: event.owner, repo: event.repo },
+            { id: kept.artifactId, name },
+            { base: 'sha' in base ? base.sha : undefined, head: pr?.headSha || event.sha },
+          ),
+          acceptance,
+          engineMarkdown,
+          workdir,
+        ),
+      )
+    : engineMarkdown
   await writeSummary(markdown)
-  await comment(inputs, event, marker, markdown, outcome.verdict)
+  await core.group('Write the pull request comment', () => comment(inputs, event, marker, markdown, outcome.verdict))
 
-  if (uploadError) throw new Error(uploadError)
+  if (kept.error) throw new Error(kept.error)
   if (historyError) throw new Error(historyError)
-  const failure = failureFor(outcome.verdict, outcome.reason, inputs.failOn)
+  const failure = failureFor(outcome.verdict, outcome.reason, inputs.failOn, acceptance)
   if (failure) core.setFailed(failure)
 }
 

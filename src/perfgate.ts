@@ -23,8 +23,9 @@ export async function runPerfgate(
   cwd: string,
   onStart: (pid: number, viaSudo: boolean) => void = () => {},
 ): Promise<number> {
-  const invocation = engineInvocation(binary, args, { root: process.getuid?.() === 0, sudo: await canSudo(), env: process.env })
-  core.info(`$ ${invocation.viaSudo ? 'sudo ' : ''}perfgate ${args.join(' ')}`)
+  const engineArgs = withGitHubLog(args)
+  const invocation = engineInvocation(binary, engineArgs, { root: process.getuid?.() === 0, sudo: await canSudo(), env: process.env })
+  core.info(`$ ${invocation.viaSudo ? 'sudo ' : ''}perfgate ${engineArgs.join(' ')}`)
   if (invocation.viaSudo) core.info('running the engine as root through sudo: CPU and memory limits need cgroups, which need root')
   // Its own process group: a signal sent to the action's whole group must
   // not reach the engine as well as the one forwarded below, because a
@@ -54,6 +55,17 @@ export async function runPerfgate(
     process.off('SIGINT', forward)
     process.off('SIGTERM', forward)
   }
+}
+
+/**
+ * withGitHubLog asks `perfgate gate` and `perfgate run` to fold their log
+ * for GitHub: a ::group:: around each build and the measurement (the
+ * engine prints plain text without the flag, as on a laptop). Other
+ * subcommands are left as they are.
+ */
+export function withGitHubLog(args: readonly string[]): string[] {
+  if ((args[0] === 'gate' || args[0] === 'run') && !args.includes('--log-format')) return [...args, '--log-format', 'github']
+  return [...args]
 }
 
 export interface EngineInvocation {

@@ -84,7 +84,7 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
     state.saveEngineRun({ binary: engine.path, viaSudo, config: path.resolve(workdir, config) })
   })
 
-  const uploadError = await keepResults(name, trendDir)
+  const { error: uploadError } = await keepResults(name, trendDir)
   const summary = path.join(trendDir, 'summary.md')
   if (existsSync(summary)) await writeSummary(await readFile(summary, 'utf8'))
   if (exitCode !== 0) {

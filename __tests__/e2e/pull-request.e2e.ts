@@ -155,7 +155,7 @@ async function runActionOnce(scenario: Scenario): Promise<{ output: string; arti
 }
 
 describe('the action on a pull request with a planted regression', () => {
-  it('fails the step, keeps the results, and writes one comment; a second run updates it', async () => {
+  it('fails the step, keeps the results, and writes one comment; a second run, with the accept label, passes and updates it', async () => {
     const first = await runAction({ name: 'pr' })
     // local-action exits 0 even when the action fails: read what it printed.
     expect(first.output, first.output).toMatch(/performance regression: .*allocs \+/)
@@ -164,6 +164,9 @@ describe('the action on a pull request with a planted regression', () => {
     // As on GitHub's runners: the runner user, the engine through sudo -n.
     if (process.env.PERFGATE_E2E_VIA_SUDO === '1') expect(first.output).toContain('running the engine as root through sudo')
     expect(first.artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    // The engine folds its log for GitHub; the comment is re-rendered with links after the upload.
+    expect(first.output).toMatch(/\$ (sudo )?perfgate gate --config perfgate\.yml .* --log-format github/)
+    expect(first.output).not.toContain('Rendering the report with links failed')
     const comments = gh.comments.get(7) ?? []
     expect(comments).toHaveLength(1)
     expect(comments[0].body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')
@@ -174,8 +177,13 @@ describe('the action on a pull request with a planted regression', () => {
     expect(gh.count('issues/create-comment')).toBe(1)
     const id = comments[0].id
 
-    const second = await runAction({ name: 'pr', attempt: 2 })
-    expect(second.output).toMatch(/performance regression/)
+    // The second attempt runs with the accept label on the pull request: the regression passes, saying who accepted it.
+    gh.addLabel(7, 'perfgate:accept', 'alice')
+    const second = await runAction({ name: 'pr', attempt: 2, inputs: { 'accept-label': 'perfgate:accept' } })
+    expect(second.output).toMatch(/verdict[^\n]*regression/)
+    expect(second.output).toContain('The performance regression was accepted on purpose')
+    expect(second.output).toContain('added by alice')
+    expect(second.output).not.toMatch(/performance regression: .*allocs \+/)
     expect(second.output).toMatch(/perfgate engine: .*from cache|perfgate engine: .*built/)
     expect(second.artifacts).toEqual(['perfgate-results-attempt-2.zip'])
     expect(gh.comments.get(7)?.map((c) => c.id)).toEqual([id])
@@ -183,6 +191,7 @@ describe('the action on a pull request with a planted regression', () => {
     expect(gh.count('issues/update-comment')).toBe(1)
     expect(gh.problems).toEqual([])
     expect(existsSync(path.join(workspace, 'results'))).toBe(false)
+    gh.removeLabel(7, 'perfgate:accept', 'alice')
   })
 })
 
@@ -199,8 +208,12 @@ describe('the action where it must not comment or cannot compare', () => {
     expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
     expect(summary).toContain('perfgate: regression')
     // Its read-only token only looks for main's history (the data branch
-    // does not exist here); it writes nothing and never comments.
-    expect(gh.requests.slice(before).map((r) => `${r.method} ${r.operationId}`)).toEqual(['GET git/get-ref'])
+    // does not exist here) and for the accept label (action.yml's default,
+    // not on the pull request); it writes nothing and never comments.
+    expect(gh.requests.slice(before).map((r) => `${r.method} ${r.operationId}`)).toEqual([
+      'GET git/get-ref',
+      'GET issues/list-labels-on-issue',
+    ])
   })
 
   it('on a push without base-ref: a visible no-baseline report, not a failure', async () => {
@@ -293,6 +306,7 @@ describe('the fork-safe two-stage setup', () => {
     expect(stageTwo.output).toMatch(/verdict[^\n]*regression/)
     expect(stageTwo.output).not.toMatch(/::error|Failed/)
     expect(stageTwo.output).not.toContain('$ perfgate gate')
+    expect(stageTwo.output).not.toContain('Rendering the report with links failed')
     const [comment, ...more] = gh.comments.get(8) ?? []
     expect(more).toEqual([])
     expect(comment.body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')

@@ -21,6 +21,15 @@ export interface FakePull {
   headSha: string
   headRepo: string
   state: 'open' | 'closed'
+  /** baseSha is the base commit the API reports (a placeholder when unset). */
+  baseSha?: string
+}
+
+/** FakeIssueEvent is one entry of an issue's (or pull request's) event list, oldest first. */
+export interface FakeIssueEvent {
+  event: 'labeled' | 'unlabeled'
+  label: string
+  login: string
 }
 
 export interface FakeArtifact {
@@ -62,6 +71,10 @@ export class FakeGitHub {
   pulls: FakePull[] = []
   artifacts = new Map<number, FakeArtifact[]>()
   issues: FakeIssue[] = []
+  /** labels are a pull request's labels now, by number (issues keep theirs in FakeIssue.labels). */
+  labels = new Map<number, string[]>()
+  /** events are what happened on an issue or pull request, by number, oldest first. */
+  events = new Map<number, FakeIssueEvent[]>()
   /** git is the repository's content: branches, commits, blobs (the data branch lives here). */
   readonly git = new FakeGitData()
   readonly requests: RecordedRequest[] = []
@@ -96,6 +109,21 @@ export class FakeGitHub {
     const c = { id: this.nextId++, body, login }
     this.comments.set(issue, [...(this.comments.get(issue) ?? []), c])
     return c
+  }
+
+  /** addLabel puts a label on a pull request as login would, with its labeled event. */
+  addLabel(number: number, label: string, login: string): void {
+    this.labels.set(number, [...(this.labels.get(number) ?? []).filter((l) => l !== label), label])
+    this.events.set(number, [...(this.events.get(number) ?? []), { event: 'labeled', label, login }])
+  }
+
+  /** removeLabel takes a label off a pull request as login would, with its unlabeled event. */
+  removeLabel(number: number, label: string, login: string): void {
+    this.labels.set(
+      number,
+      (this.labels.get(number) ?? []).filter((l) => l !== label),
+    )
+    this.events.set(number, [...(this.events.get(number) ?? []), { event: 'unlabeled', label, login }])
   }
 
   /** fail makes the next requests to "METHOD /path" (decoded) answer with these faults, in order. */
@@ -255,6 +283,45 @@ export class FakeGitHub {
           (this.comments.get(found.issue) ?? []).filter((c) => c.id !== found.comment.id),
         )
         send(204, undefined)
+        return
+      }
+      case 'issues/list-labels-on-issue': {
+        const number = Number(p.issue_number)
+        const issue = this.issues.find((i) => i.number === number)
+        if (!issue && !this.pulls.some((x) => x.number === number)) return notFound()
+        const { items, headers } = this.page(issue?.labels ?? this.labels.get(number) ?? [], query, url)
+        send(
+          200,
+          items.map((name, n) => this.label(name, n)),
+          headers,
+        )
+        return
+      }
+      case 'issues/list-events': {
+        const number = Number(p.issue_number)
+        if (!this.issues.some((i) => i.number === number) && !this.pulls.some((x) => x.number === number)) return notFound()
+        const { items, headers } = this.page(
+          (this.events.get(number) ?? []).map((e, n) => ({ e, n })),
+          query,
+          url,
+        )
+        send(
+          200,
+          items.map(({ e, n }) => ({
+            ...sample(operationId),
+            id: 5000 + n,
+            node_id: `E${n}`,
+            url: `${this.url}/repos/${this.owner}/${this.repo}/issues/events/${5000 + n}`,
+            actor: this.user(e.login),
+            event: e.event,
+            commit_id: null,
+            commit_url: null,
+            created_at: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
+            performed_via_github_app: null,
+            label: { name: e.label, color: 'ededed' },
+          })),
+          headers,
+        )
         return
       }
       case 'actions/list-workflow-run-artifacts': {
@@ -425,16 +492,20 @@ export class FakeGitHub {
       state: i.state,
       state_reason: i.stateReason,
       user: this.user(i.login),
-      labels: i.labels.map((name, n) => ({
-        id: n + 1,
-        node_id: `L${n}`,
-        url: `${this.url}/labels/${name}`,
-        name,
-        description: null,
-        color: 'ededed',
-        default: false,
-      })),
+      labels: i.labels.map((name, n) => this.label(name, n)),
       html_url: `https://github.com/${this.owner}/${this.repo}/issues/${i.number}`,
+    }
+  }
+
+  private label(name: string, n: number): Record<string, unknown> {
+    return {
+      id: n + 1,
+      node_id: `L${n}`,
+      url: `${this.url}/repos/${this.owner}/${this.repo}/labels/${encodeURIComponent(name)}`,
+      name,
+      description: null,
+      color: 'ededed',
+      default: false,
     }
   }
 
@@ -472,6 +543,13 @@ export class FakeGitHub {
   private withHead(base: Record<string, unknown>, x: FakePull): Record<string, unknown> {
     const head = base.head as Record<string, unknown>
     const repo = sampleComponent('repository')
-    return { ...base, number: x.number, state: x.state, head: { ...head, sha: x.headSha, repo: { ...repo, full_name: x.headRepo } } }
+    const baseRef = base.base as Record<string, unknown>
+    return {
+      ...base,
+      number: x.number,
+      state: x.state,
+      head: { ...head, sha: x.headSha, repo: { ...repo, full_name: x.headRepo } },
+      base: { ...baseRef, sha: x.baseSha ?? baseRef.sha },
+    }
   }
 }
