@@ -14,6 +14,12 @@
 # user (Debian's postgresql package creates it), or nobody. Needs the
 # PostgreSQL server binaries (Debian: apt-get install postgresql); exits 2
 # when they are missing, so callers can tell that from a failure.
+#
+# PERFGATE_POSTGRES_LISTEN adds an address to listen on besides loopback,
+# with trust from the networks the server is directly on (samenet): the
+# Docker bridge's gateway (172.17.0.1), so that containers reach the
+# database as host.docker.internal, as they reach a job service's
+# published port on GitHub's runners.
 set -euo pipefail
 
 bindir=${PERFGATE_POSTGRES_BIN:-}
@@ -46,11 +52,23 @@ mkdir "$dir/data" "$dir/socket"
 "${as[@]}" "$bindir/initdb" -D "$dir/data" --username=perfgate --auth=trust --encoding=UTF8 --no-locale \
   >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
 
+listen=127.0.0.1
+extra=${PERFGATE_POSTGRES_LISTEN:-}
+if [ -n "$extra" ]; then
+  if ! [[ $extra =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+    echo "postgres/up.sh: PERFGATE_POSTGRES_LISTEN=$extra is not an IPv4 address; give one address, such as the Docker bridge's gateway 172.17.0.1" >&2
+    rm -rf "$dir"
+    exit 1
+  fi
+  listen=127.0.0.1,$extra
+  echo "host all all samenet trust" >>"$dir/data/pg_hba.conf"
+fi
+
 started=""
 for _ in 1 2 3 4 5; do
   port=$((20000 + RANDOM % 20000))
   if "${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/data/server.log" -w -t 30 start \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir/socket -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-c listen_addresses=$listen -c port=$port -c unix_socket_directories=$dir/socket -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
     >/dev/null 2>&1; then
     started=$port
     break

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
 // startPostgres starts a private PostgreSQL cluster (scripts/postgres/up.sh)
@@ -19,10 +20,13 @@ import (
 // removed when the test ends, failed or not. Without PostgreSQL's server
 // binaries the test is skipped, unless PERFGATE_REQUIRE_POSTGRES=1 (CI),
 // which fails it.
-func startPostgres(t *testing.T) string {
+func startPostgres(t *testing.T, listen ...string) string {
 	t.Helper()
 	scripts := filepath.Join(repoRoot(t), "scripts", "postgres")
 	cmd := exec.Command("bash", filepath.Join(scripts, "up.sh"))
+	if len(listen) > 0 {
+		cmd.Env = append(os.Environ(), "PERFGATE_POSTGRES_LISTEN="+listen[0])
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -151,6 +155,42 @@ func TestGateDatabaseServiceFindsLostConnectionReuse(t *testing.T) {
 	}
 	if left := leftovers(t); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestGateDatabaseServiceOnDocker is the docker target's path to a
+// database, as docs/dependencies.md gives it: the service in its container
+// reaches the database as host.docker.internal (perfgate adds the host
+// gateway), while the reset, on the host, uses 127.0.0.1. The database
+// listens on the Docker bridge's gateway too, as a job service's published
+// port does on GitHub's runners.
+func TestGateDatabaseServiceOnDocker(t *testing.T) {
+	targettest.RequireDocker(t)
+	out, err := exec.Command("docker", "network", "inspect", "bridge", "--format", "{{range .IPAM.Config}}{{.Gateway}}{{end}}").Output()
+	gateway := strings.TrimSpace(string(out))
+	if err != nil || gateway == "" {
+		// Docker leaves the default bridge's gateway out of IPAM when it
+		// picked it itself; docker0 holds it.
+		gateway = "172.17.0.1"
+	}
+	url := startPostgres(t, gateway)
+	inContainer := strings.Replace(url, "@127.0.0.1:", "@host.docker.internal:", 1)
+	base, head := databaseTrees(t, "no-idle-conns.patch")
+	cfg := strings.Replace(fmt.Sprintf(databaseExperiment, url), `env: {DATABASE_URL: "`+url+`"}`, `env: {DATABASE_URL: "`+inContainer+`"}`, 1)
+	g := runGateCommand(t, writeConfig(t, cfg+"target: docker\n"), base, head)
+	if g.report == nil || g.report.Environment.Target != "docker" {
+		t.Fatalf("exit %d, want a docker report", g.code)
+	}
+	for _, r := range g.report.Runs {
+		if !r.Valid {
+			t.Errorf("%s/%d invalid: %q", r.Side, r.Pair, r.InvalidReasons)
+		}
+	}
+	if g.code != 1 || g.report.Verdict != report.Regression || metricOutcome(g.report, "allocs") != "regression" {
+		t.Errorf("exit %d, verdict %s, allocs %s; want a regression of allocations", g.code, g.report.Verdict, metricOutcome(g.report, "allocs"))
+	}
+	if l := dockerLeftovers(t); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
 	}
 }
 
