@@ -47,14 +47,17 @@ func (m *Metric) FormatChange(v float64) string {
 	case m.Display == Percentage:
 		return fmt.Sprintf("%+.2f pp", 100*v)
 	}
+	return m.FormatAmount(v)
+}
+
+// FormatAmount shows a signed amount in m's own unit, whatever its
+// scale: "+33.2 allocs/req", "-1.5 KiB/1k req".
+func (m *Metric) FormatAmount(v float64) string {
 	sign := "+"
 	if v < 0 {
 		sign = "-"
 	}
-	if m.Display == BinaryBytes {
-		return sign + binaryBytes(math.Abs(v), m.Unit)
-	}
-	return sign + Number(math.Abs(v)) + " " + m.Unit
+	return sign + m.Format(math.Abs(v))
 }
 
 // FormatInterval shows a confidence interval of a change with the unit

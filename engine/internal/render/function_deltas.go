@@ -38,15 +38,13 @@ func runtimeInternal(name string) bool {
 // order, the biggest change first within each. A runtime-internal change
 // smaller than runtimeFloor of the request's cost in its unit is left out.
 func reviewedFunctions(rep *report.Report) (kept []report.Function, noise int) {
+	// A request's cost in each profile unit is the base's value of the
+	// metric that unit explains; CPU, mutex and block delays are all time
+	// per request (µs/req), so CPU's figure serves all three.
 	reference := map[string]float64{}
 	for _, m := range rep.Metrics {
-		switch m.Name {
-		case "cpu":
-			reference["µs/req"] = m.Base // CPU, mutex and block delays are all time per request
-		case "allocs":
-			reference["allocs/req"] = m.Base
-		case "bytes":
-			reference["B/req"] = m.Base
+		if p, ok := profileOfMetric[m.Name]; ok {
+			reference[p.unit] = m.Base
 		}
 	}
 	for _, f := range rep.Functions {
@@ -82,7 +80,7 @@ func functionsSection(rep *report.Report, links Links) string {
 	var b strings.Builder
 	left := ""
 	if noise > 0 {
-		left = fmt.Sprintf("; %s under %s of a request's cost left out", plural(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
+		left = fmt.Sprintf("; %s under %s of a request's cost left out", count(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
 	}
 	fmt.Fprintf(&b, "**Where it changed** (per request, head − base, beyond sampling noise%s)\n\n", left)
 	b.WriteString(functionTable(rep, fs[:min(len(fs), shownFunctions)], links))

@@ -110,17 +110,7 @@ func changeInUnits(m report.Metric) string {
 	if c.Scale != metric.Relative {
 		return change
 	}
-	return fmt.Sprintf("%s (%s)", change, shown(c, amount(c, m.Head-m.Base)))
-}
-
-// amount is a signed amount in the metric's own unit: "+33.2 allocs/req",
-// "-1.5 KiB/req".
-func amount(c *metric.Metric, v float64) string {
-	sign := "+"
-	if v < 0 {
-		sign = "-"
-	}
-	return sign + c.Format(math.Abs(v))
+	return fmt.Sprintf("%s (%s)", change, shown(c, c.FormatAmount(m.Head-m.Base)))
 }
 
 // profileOfMetric says which profile and unit explain a metric's change.

@@ -177,7 +177,7 @@ func repositoryPath(head report.Binary, f report.Function) string {
 		return ""
 	}
 	p := path.Join(head.ModuleDir, rest)
-	if !safePath.MatchString(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "-") || strings.Contains("/"+p+"/", "/../") || !strings.HasSuffix(p, ".go") {
+	if !safeRelativePath(p) || !strings.HasSuffix(p, ".go") {
 		return ""
 	}
 	return p

@@ -298,7 +298,7 @@ func invalidRunsTable(rep *report.Report, header string, row func(report.Run) st
 	if len(rows) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("<details><summary>%s (never counted)</summary>\n\n%s\n%s\n\n</details>\n", plural(len(rows), "invalid run"), header, strings.Join(rows, "\n"))
+	return fmt.Sprintf("<details><summary>%s (never counted)</summary>\n\n%s\n%s\n\n</details>\n", count(len(rows), "invalid run"), header, strings.Join(rows, "\n"))
 }
 
 func warningsSection(rep *report.Report) string {
@@ -306,18 +306,10 @@ func warningsSection(rep *report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", plural(len(rep.Warnings), "warning"))
+	fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", count(len(rep.Warnings), "warning"))
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(&b, "- %s\n", Prose(w))
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()
-}
-
-// plural is "1 warning", "2 warnings".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

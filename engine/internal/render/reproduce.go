@@ -42,11 +42,18 @@ func ReproductionOf(rep *report.Report) Reproduction {
 // config, base, head and label are the values fit for the command line,
 // else a placeholder ("" for head: no checkout line).
 func (r Reproduction) config() string {
-	if !safePath.MatchString(r.Config) || strings.HasPrefix(r.Config, "-") || strings.HasPrefix(r.Config, "/") ||
-		strings.Contains("/"+r.Config+"/", "/../") {
+	if !safeRelativePath(r.Config) {
 		return "<config>"
 	}
 	return r.Config
+}
+
+// safeRelativePath is a path a command line or a link may carry: plain
+// characters, relative, not an option, never climbing out of where it
+// starts.
+func safeRelativePath(p string) bool {
+	return safePath.MatchString(p) && !strings.HasPrefix(p, "-") && !strings.HasPrefix(p, "/") &&
+		!strings.Contains("/"+p+"/", "/../")
 }
 
 func (r Reproduction) base() string { return orPlaceholder(safeRevision, r.Base, "<base>") }
