@@ -7,6 +7,13 @@
 #   bash scripts/test.sh                 # everything
 #   bash scripts/test.sh --check-setup   # only say who it runs as and which Go
 #
+# Every stage is timed (scripts/lib/stages.sh; .ci/run sums them against
+# its budget). Builds that measure nothing (Kubernetes, the VM's image and
+# its host-built binaries) run in the background while the checks that need
+# no measurement run; everything that measures (gates, the targets' tests,
+# the VM) runs alone afterwards, so that nothing competes with it for the
+# CPUs. CONTRIBUTING.md says what each stage costs.
+#
 # Cgroups, the private Docker engine, the local Kubernetes and the VM need
 # root: run as a user, the script re-runs itself through sudo, keeping PATH
 # so root uses your Go (scripts/lib/root.sh). Without sudo (or with
@@ -14,40 +21,93 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/root.sh"
+. "$root/scripts/lib/stages.sh"
 as_root test "the cgroup, Docker, Kubernetes and VM tests" "$root/scripts/test.sh" "$@"
 need_go test
 check_setup test "$@"
 
-echo "==> gofmt"
-unformatted=$(gofmt -l "$root/engine" "$root/examples/service" "$root/examples/service-db")
-if [ -n "$unformatted" ]; then
-  echo "gofmt: these files need formatting:" >&2
-  echo "$unformatted" >&2
-  exit 1
-fi
+gofmt_check() {
+  local unformatted
+  unformatted=$(gofmt -l "$root/engine" "$root/examples/service" "$root/examples/service-db")
+  if [ -n "$unformatted" ]; then
+    echo "gofmt: these files need formatting:" >&2
+    echo "$unformatted" >&2
+    return 1
+  fi
+}
+stage "gofmt" gofmt_check
 
-if [ "$(id -u)" = 0 ]; then
+as_root_here=
+[ "$(id -u)" = 0 ] && as_root_here=1
+if [ -n "$as_root_here" ]; then
   # The docker target's tests run against a private engine (its own socket,
   # data root and bridge rules) and the kubernetes target's against a real
   # single-node cluster (scripts/k8s-local; the first run builds Kubernetes,
-  # about 5 minutes, cached in /var/cache/perfgate-k8s). Both are removed
-  # again however this script ends.
-  trap 'bash "$root/scripts/k8s-local/down.sh" >/dev/null; bash "$root/scripts/docker/down.sh"; bash "$root/scripts/vm/down.sh" >/dev/null' EXIT
-  echo "==> a private Docker engine for the docker target's tests"
-  docker_host=$(bash "$root/scripts/docker/up.sh" | tail -1)
+  # about 8 minutes, cached in /var/cache/perfgate-k8s). Both are removed
+  # again however this script ends, and so is the VM.
+  vm_work=$(mktemp -d /tmp/perfgate-vm-work.XXXXXX)
+  export PERFGATE_VM_WORK=$vm_work
+  trap 'stages_stop; bash "$root/scripts/k8s-local/down.sh" >/dev/null; bash "$root/scripts/docker/down.sh"; bash "$root/scripts/vm/down.sh" >/dev/null; rm -rf "$vm_work"' EXIT
+  # Builds only: they share the CPUs with the checks below, none of which
+  # measures anything.
+  stage_start "Kubernetes binaries (k8s-local/build.sh)" bash "$root/scripts/k8s-local/build.sh"
+  stage_start "the VM's disk image and host builds (vm/suite.sh prepare)" bash "$root/scripts/vm/suite.sh" prepare
+  docker_host=$(stage "a private Docker engine" bash "$root/scripts/docker/up.sh" | tail -1)
   export "${docker_host?}"
-  echo "==> a local Kubernetes cluster for the kubernetes target's tests"
-  kubeconfig=$(bash "$root/scripts/k8s-local/up.sh" | tail -1)
+fi
+
+stage "engine: go vet" bash -c 'cd "$1/engine" && go vet ./...' _ "$root"
+
+# The kubernetes target and the end-to-end gates run later, alone. These
+# include the local and docker targets' tests, which start real services
+# under limits but time nothing beyond fail-fast bounds, so they may share
+# the CPUs with the background builds.
+stage "engine: unit tests with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 $(go list ./... | grep -v -e /cmd/perfgate -e /target/kubernetes)' _ "$root"
+
+stage "example service" bash -c 'cd "$1/examples/service" && go vet ./... && go test -race -count=1 ./...' _ "$root"
+
+stage "planted regressions apply and build" bash "$root/examples/regressions/check.sh"
+
+# Its end-to-end gate on a real PostgreSQL is in ./cmd/perfgate below
+# (e2e_postgres_test.go starts and removes a private cluster itself).
+database_example() {
+  (cd "$root/examples/service-db" && go vet ./... && go test -race -count=1 ./...)
+  local db_head
+  db_head=$(mktemp -d)
+  cp -R "$root/examples/service-db/." "$db_head"
+  (cd "$db_head" && GIT_CEILING_DIRECTORIES="$db_head" git apply "$root/examples/service-db/regressions/no-idle-conns.patch" && go vet ./... && go build ./...)
+  rm -rf "$db_head"
+}
+stage "database example and its planted regression" database_example
+
+command -v npm >/dev/null || { echo "test: Node.js 20+ and npm are needed for the action's tests (https://nodejs.org)" >&2; exit 3; }
+# npm install, not npm ci: the registry mirror this project is developed on
+# serves only the linux-x64 build of rollup, so package-lock.json lacks the
+# other platforms' optional packages and npm ci refuses it. npm install
+# still installs the locked versions.
+stage "action: npm install, typecheck, unit tests" bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent' _ "$root"
+
+stage "linters: golangci-lint (engine, example service), eslint and prettier (action)" bash "$root/scripts/lint.sh"
+
+dist_check() {
+  (cd "$root" && npm run -s build >/dev/null)
+  if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1 && [ -n "$(git -C "$root" status --porcelain -- dist/)" ]; then
+    echo "dist/ differs from a fresh build of src/: run npm run build and commit dist/" >&2
+    git -C "$root" status --short -- dist/ >&2
+    return 1
+  fi
+  (cd "$root" && node scripts/action-docs.mjs --check)
+  bash "$root/scripts/actionlint.sh"
+}
+stage "action: dist/ is the build of src/, README tables match action.yml, workflows lint" dist_check
+
+# --- from here on, tests that measure: one at a time --------------------------
+if [ -n "$as_root_here" ]; then
+  stage_wait "Kubernetes binaries (k8s-local/build.sh)"
+  kubeconfig=$(stage "a local Kubernetes cluster" bash "$root/scripts/k8s-local/up.sh" | tail -1)
   export "${kubeconfig?}"
 fi
 
-echo "==> engine: go vet"
-(cd "$root/engine" && go vet ./...)
-
-echo "==> engine: unit tests with the race detector"
-(cd "$root/engine" && go test -race -count=1 $(go list ./... | grep -v -e /cmd/perfgate -e /target/kubernetes))
-
-echo "==> engine: kubernetes target and end-to-end gates of the example service"
 # Without -race, and static (CGO_ENABLED=0): the kubernetes target ships the
 # test binary itself into the cluster as the load generator's FROM-scratch
 # image, and in the other gates the load generator runs in the test
@@ -56,56 +116,19 @@ echo "==> engine: kubernetes target and end-to-end gates of the example service"
 # check that nothing of its run is left in the cluster would otherwise see
 # the other package's live objects (and the gates would share the CPUs with
 # the other package's pods).
-(cd "$root/engine" && CGO_ENABLED=0 go test -p 1 -count=1 -timeout 45m ./internal/target/kubernetes ./cmd/perfgate)
+stage "engine: the kubernetes target and the end-to-end gates" bash -c 'cd "$1/engine" && CGO_ENABLED=0 go test -p 1 -count=1 -timeout 45m ./internal/target/kubernetes ./cmd/perfgate' _ "$root"
 # The cluster's work is done: its control plane would only take CPU from
-# the emulated VM below.
-[ "$(id -u)" = 0 ] && bash "$root/scripts/k8s-local/down.sh" >/dev/null
+# what follows.
+[ -n "$as_root_here" ] && bash "$root/scripts/k8s-local/down.sh" >/dev/null
 
-echo "==> example service"
-(cd "$root/examples/service" && go vet ./... && go test -race -count=1 ./...)
+stage "action: end to end through @github/local-action (real gates, fake GitHub API)" bash -c 'cd "$1" && npx vitest run --config vitest.e2e.config.ts' _ "$root"
 
-echo "==> planted regressions apply and build"
-bash "$root/examples/regressions/check.sh"
-
-echo "==> database example and its planted regression"
-# Its end-to-end gate on a real PostgreSQL is in ./cmd/perfgate above
-# (e2e_postgres_test.go starts and removes a private cluster itself).
-(cd "$root/examples/service-db" && go vet ./... && go test -race -count=1 ./...)
-db_head=$(mktemp -d)
-cp -R "$root/examples/service-db/." "$db_head"
-(cd "$db_head" && GIT_CEILING_DIRECTORIES="$db_head" git apply "$root/examples/service-db/regressions/no-idle-conns.patch" && go vet ./... && go build ./...)
-rm -rf "$db_head"
-
-echo "==> action: npm install, typecheck, unit tests"
-command -v npm >/dev/null || { echo "test: Node.js 20+ and npm are needed for the action's tests (https://nodejs.org)" >&2; exit 3; }
-# npm install, not npm ci: the registry mirror this project is developed on
-# serves only the linux-x64 build of rollup, so package-lock.json lacks the
-# other platforms' optional packages and npm ci refuses it. npm install
-# still installs the locked versions.
-(cd "$root" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent)
-
-echo "==> linters: golangci-lint (engine, example service), eslint and prettier (action)"
-bash "$root/scripts/lint.sh"
-
-echo "==> action: dist/ is the build of src/, README tables match action.yml, workflows lint"
-(cd "$root" && npm run -s build >/dev/null)
-if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1 && [ -n "$(git -C "$root" status --porcelain -- dist/)" ]; then
-  echo "dist/ differs from a fresh build of src/: run npm run build and commit dist/" >&2
-  git -C "$root" status --short -- dist/ >&2
-  exit 1
-fi
-(cd "$root" && node scripts/action-docs.mjs --check)
-bash "$root/scripts/actionlint.sh"
-
-echo "==> action: end to end through @github/local-action (real gate, fake GitHub API)"
-(cd "$root" && npx vitest run --config vitest.e2e.config.ts)
-
-echo "==> the GitHub runner's path in a VM: cgroup v2, runner through sudo -n, Docker's systemd driver"
-# A Debian 12 VM booted with qemu (scripts/vm, docs/vm.md): the cgroup v2
-# and docker tests, real gates through sudo -n, and the action's end-to-end
-# scenarios, all as the non-root user runner. Building it needs root.
-if [ "$(id -u)" = 0 ]; then
-  bash "$root/scripts/vm/suite.sh"
+# A Debian 12 VM booted with qemu (scripts/vm, docs/vm.md): what differs on
+# GitHub's runners (cgroup v2, the non-root runner through sudo -n, Docker's
+# systemd driver), as the user runner. Building it needs root.
+if [ -n "$as_root_here" ]; then
+  stage_wait "the VM's disk image and host builds (vm/suite.sh prepare)"
+  stage "the GitHub runner's path in a VM: cgroup v2, runner through sudo -n, Docker's systemd driver" bash "$root/scripts/vm/suite.sh"
   bash "$root/scripts/vm/down.sh"
 else
   echo "skipped: building and booting the VM needs root (run as root, or as a user with sudo)"

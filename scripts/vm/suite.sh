@@ -2,33 +2,84 @@
 # The GitHub runner's path, tested in the runner-like VM (up.sh): systemd
 # with cgroup v2, Docker with the systemd cgroup driver, and the job as the
 # non-root user runner, who reaches root only through `sudo -n`, exactly as
-# the Action starts the engine. Test binaries are built on the host (fast)
-# and run in the VM against its real kernel, cgroups and Docker engine.
-# After every stage nothing of perfgate may be left in the VM's cgroup tree.
+# the Action starts the engine. Only what differs on that path runs here;
+# everything else is tested on the host, where it is ~40 times faster than
+# under emulation. Test binaries are built on the host and run in the VM
+# against its real kernel, cgroups and Docker engine. After every stage
+# nothing of perfgate may be left in the VM's cgroup tree.
+#
+#   bash scripts/vm/suite.sh            # build what it needs, boot, check
+#   bash scripts/vm/suite.sh prepare    # only build: the VM's disk image and
+#                                       # everything built on the host
+#
+# `prepare` measures nothing, so scripts/test.sh runs it in the background
+# beside other builds; with PERFGATE_VM_WORK set, both use that directory
+# for the host's builds and the run reuses what prepare left there (one
+# directory per test run: it is not checked against the checkout).
 # Boots the VM if it is not up and leaves it up (down.sh stops it).
 # Run as root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 started=$(date +%s)
-bash "$here/up.sh"
+mode=${1:-run}
+case $mode in run | prepare) ;; *) log "usage: suite.sh [prepare]"; exit 2 ;; esac
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${PERFGATE_VM_WORK:-}" ]; then
+  work=$PERFGATE_VM_WORK
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 guest_bin=/home/runner/perfgate-vm-tests
-
-# --- test binaries, built on the host ---------------------------------------
-log "building the test binaries on the host"
-mkdir -p "$work/bin"
 packages=(cgroup privilege target/local target/docker)
-for pkg in "${packages[@]}"; do
-  (cd "$repo/engine" && CGO_ENABLED=0 go test -c -o "$work/bin/${pkg//\//-}.test" "./internal/$pkg")
-done
-# The targets' test service, where targettest.BuildSvc looks for it.
 svc_src=$repo/engine/internal/target/testdata/svc
 svc=perfgate-test-svc-amd64-$(sha256sum "$svc_src/main.go" | cut -c1-12)
-(cd "$svc_src" && CGO_ENABLED=0 go build -o "$work/bin/$svc" .)
+
+# prepare_on_host builds, on the host, everything the checks ship into the
+# VM, into $work:
+#  - the test binaries and the targets' test service (where
+#    targettest.BuildSvc looks for it);
+#  - perfgate, for the gates through sudo;
+#  - the runner's Go caches: the module cache and a build cache warmed for
+#    the example service (a cold build of net/http takes ~3 minutes under
+#    TCG) and for the engine (the Action builds the engine with the runner's
+#    Go, ~20 minutes cold under TCG), as on GitHub after actions/setup-go
+#    restores them; the engine builds the pull request's code as runner,
+#    with runner's caches.
+prepare_on_host() {
+  log "building the test binaries, perfgate and runner's Go caches on the host"
+  rm -rf "$work/bin" "$work/home" "$work/perfgate" "$work/prepared"
+  mkdir -p "$work/bin"
+  local pkg host_modules
+  for pkg in "${packages[@]}"; do
+    (cd "$repo/engine" && CGO_ENABLED=0 go test -c -o "$work/bin/${pkg//\//-}.test" "./internal/$pkg")
+  done
+  (cd "$svc_src" && CGO_ENABLED=0 go build -o "$work/bin/$svc" .)
+  (cd "$repo/engine" && CGO_ENABLED=0 go build -trimpath -o "$work/perfgate" ./cmd/perfgate)
+  (cd "$repo/examples/service" && GOCACHE="$work/home/.cache/go-build" GOFLAGS= CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
+  host_modules=$(cd "$repo/engine" && go mod download && go env GOMODCACHE)
+  (cd "$repo/engine" && GOMODCACHE="$work/home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
+  (cd "$repo/engine" && GOCACHE="$work/home/.cache/go-build" GOMODCACHE="$work/home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o /dev/null ./cmd/perfgate)
+  date >"$work/prepared"
+}
+
+if [ "$mode" = prepare ]; then
+  bash "$here/build.sh" >/dev/null
+  prepare_on_host
+  log "prepared in $(($(date +%s) - started)) s: the disk image and $work"
+  exit 0
+fi
+
+[ -s "$work/prepared" ] || prepare_on_host
+# Not in prepare: scripts/test.sh runs npm install itself meanwhile.
+[ -d "$repo/node_modules" ] || (cd "$repo" && npm install --no-audit --no-fund --loglevel=error)
+bash "$here/up.sh"
 tar -C "$work/bin" -czf - . | ssh_vm "rm -rf $guest_bin && mkdir -p $guest_bin && tar -xzf - -C $guest_bin && cp $guest_bin/$svc /tmp/$svc"
+tar -C "$work" -czf - perfgate | ssh_vm "tar -xzf - -C $guest_bin"
+tar -C "$work/home" -cf - . | ssh_vm "tar -xf - -C /home/runner"
+tar -C "$repo" -cf - node_modules | ssh_vm "tar -xf - -C $guest_checkout"
 
 # --- checks -----------------------------------------------------------------
 failed=()
@@ -79,35 +130,21 @@ for pkg in "${packages[@]}"; do
 done
 
 # --- the engine's gates, as the Action runs them -----------------------------
-# The runner's Go build cache, warmed on the host for the example service
-# (a cold build of net/http takes ~3 minutes under TCG); the engine builds
-# the pull request's code as runner, with runner's caches, as on GitHub
-# after actions/setup-go restores them.
-log "building perfgate and warming runner's Go cache on the host"
-(cd "$repo/engine" && CGO_ENABLED=0 go build -trimpath -o "$work/perfgate" ./cmd/perfgate)
-(cd "$repo/examples/service" && GOCACHE="$work/home/.cache/go-build" GOFLAGS= CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
-tar -C "$work" -czf - perfgate | ssh_vm "tar -xzf - -C $guest_bin"
-tar -C "$work/home" -czf - . | ssh_vm "tar -xzf - -C /home/runner"
 stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-owned or left behind" \
   "bash scripts/vm/gate-as-runner.sh $guest_bin/perfgate"
 
 # --- the Action end to end, as on GitHub --------------------------------------
-# The local-action scenarios of __tests__/e2e (a same-repo pull request with
-# a regression and its sticky comment, a fork, a push, a nightly record, a
-# cancelled job, the fork-safe two stages) as runner: the Action finds
-# password-less sudo and starts the engine through it. The runner's Go
-# caches get the engine's modules and build (the Action builds the engine
-# with the runner's Go, ~20 minutes cold under TCG), and node_modules comes
-# from the host's npm install.
-log "warming runner's Go caches for the engine and copying node_modules"
-[ -d "$repo/node_modules" ] || (cd "$repo" && npm install --no-audit --no-fund --loglevel=error)
-host_modules=$(cd "$repo/engine" && go mod download && go env GOMODCACHE)
-(cd "$repo/engine" && GOMODCACHE="$work/home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
-(cd "$repo/engine" && GOCACHE="$work/home/.cache/go-build" GOMODCACHE="$work/home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o /dev/null ./cmd/perfgate)
-tar -C "$work/home" -cf - . | ssh_vm "tar -xf - -C /home/runner"
-tar -C "$repo" -cf - node_modules | ssh_vm "tar -xf - -C $guest_checkout"
+# Only the scenarios whose path crosses sudo in a way the host's run (as
+# root) does not: a pull request with a regression, where the Action finds
+# password-less sudo, starts the engine through it, comments and cleans up
+# in its post step; and a cancelled job, whose SIGINT the Action must relay
+# through sudo to the engine. The other scenarios (fork, push, nightly
+# record, the two-stage comment, the accept label) run the same code as on
+# the host: scripts/test.sh runs them all there.
 stage "the Action end to end through @github/local-action, as runner with sudo" \
-  "PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts"
+  "PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results|stops the engine, which writes' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log; [ \$rc = 0 ] || exit \$rc
+   # A renamed scenario would match nothing and pass: both must have run.
+   grep -Eq 'Tests +2 passed' /tmp/vm-action.log || { echo 'the two scenarios did not both run and pass'; exit 1; }"
 
 log "suite took $(($(date +%s) - started)) s"
 if [ ${#failed[@]} -gt 0 ]; then
