@@ -80,7 +80,7 @@ stage_wait() {
   sed "s/^/[$name] /" "$stage_dir/$key.log" >&2
   rm -f "$stage_dir/$key.pid"
   stage_record "$name (background)" "$seconds" "$rc"
-  stage_record "waiting for $name" "$(($(date +%s) - t0))" 0 >/dev/null
+  stage_record "waiting for $name" "$(($(date +%s) - t0))" 0 2>/dev/null
   return "$rc"
 }
 
