@@ -77,7 +77,7 @@ stage_wait() {
   t0=$(date +%s)
   wait "$(cat "$stage_dir/$key.pid")" 2>/dev/null || true
   read -r rc seconds <"$stage_dir/$key.done" || { rc=1 seconds=0; }
-  sed "s/^/[$name] /" "$stage_dir/$key.log" >&2
+  awk -v prefix="[$name] " '{ print prefix $0 }' "$stage_dir/$key.log" >&2
   rm -f "$stage_dir/$key.pid"
   stage_record "$name (background)" "$seconds" "$rc"
   stage_record "waiting for $name" "$(($(date +%s) - t0))" 0 2>/dev/null
