@@ -56,7 +56,11 @@ if [ -n "$as_root_here" ]; then
   export "${docker_host?}"
 fi
 
-stage "engine: go vet" bash -c 'cd "$1/engine" && go vet ./...' _ "$root"
+# CGO_ENABLED=0, as perfgate is built everywhere (the end-to-end tests, the
+# VM's test binaries, the Action): vet then compiles what those builds reuse
+# from Go's cache, instead of a cgo variant of every package nothing else
+# uses.
+stage "engine: go vet" bash -c 'cd "$1/engine" && CGO_ENABLED=0 go vet ./...' _ "$root"
 
 # Packages whose tests drive real load at real services and check what it
 # achieved (a round below its rate is invalid): under the background builds
@@ -121,7 +125,21 @@ stage "engine: unit tests that load real services, with the race detector" bash 
 # check that nothing of its run is left in the cluster would otherwise see
 # the other package's live objects (and the gates would share the CPUs with
 # the other package's pods).
-stage "engine: the kubernetes target and the end-to-end gates" bash -c 'cd "$1/engine" && CGO_ENABLED=0 go test -p 1 -count=1 -timeout 45m ./internal/target/kubernetes ./cmd/perfgate' _ "$root"
+# -v for each test's time in CI's log (the lines that name a result are
+# printed; the whole output when something fails).
+end_to_end() {
+  local log rc=0
+  log=$(mktemp)
+  (cd "$root/engine" && CGO_ENABLED=0 go test -v -p 1 -count=1 -timeout 45m ./internal/target/kubernetes ./cmd/perfgate) >"$log" 2>&1 || rc=$?
+  if [ "$rc" = 0 ]; then
+    grep -E '^(\s*--- (PASS|FAIL|SKIP)|ok |FAIL|PASS)' "$log"
+  else
+    cat "$log"
+  fi
+  rm -f "$log"
+  return "$rc"
+}
+stage "engine: the kubernetes target and the end-to-end gates" end_to_end
 # The cluster's work is done: its control plane would only take CPU from
 # what follows.
 [ -n "$as_root_here" ] && bash "$root/scripts/k8s-local/down.sh" >/dev/null

@@ -67,7 +67,10 @@ root_owned "after the gate"
 rm -rf "$work/results" && ok "runner deleted the results" || fail "runner cannot delete the results"
 
 echo "== the service as runner, not root, in a cgroup it cannot loosen"
-engine run --config perfgate.yml --src . --label vm --out "$work/run" >"$work/run.log" 2>&1 &
+# Two runs are enough to see the service's process: under TCG each costs
+# seconds.
+sed 's/^pairs: 6$/pairs: 2/' perfgate.yml >"$work/record.yml"
+engine run --config "$work/record.yml" --src . --label vm --out "$work/run" >"$work/run.log" 2>&1 &
 runpid=$!
 svc=""
 for _ in $(seq 300); do
