@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Linters, all pinned: golangci-lint from scripts/tools/golangci-lint/go.mod (.golangci.yml) over
-# the engine and the example service; eslint (eslint.config.js) and
+# the engine and the example service (its govet runs go vet's own
+# analyzers, so scripts/test.sh runs no separate go vet there); eslint (eslint.config.js) and
 # prettier (.prettierrc.json) over the Action's src/ and __tests__/.
 # Needs Go and node_modules (npm install); scripts/test.sh runs it.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# All tests: formatting, vet, linters, the engine's unit and end-to-end tests (real
+# All tests: formatting, linters (vet among them), the engine's unit and end-to-end tests (real
 # processes, cgroups, containers, a Kubernetes cluster and profiles), the example service and its planted
 # regressions, and the action's unit tests (fake GitHub API checked against
 # GitHub's REST description) and end-to-end run through @github/local-action.
@@ -56,11 +56,8 @@ if [ -n "$as_root_here" ]; then
   export "${docker_host?}"
 fi
 
-# CGO_ENABLED=0, as perfgate is built everywhere (the end-to-end tests, the
-# VM's test binaries, the Action): vet then compiles what those builds reuse
-# from Go's cache, instead of a cgo variant of every package nothing else
-# uses.
-stage "engine: go vet" bash -c 'cd "$1/engine" && CGO_ENABLED=0 go vet ./...' _ "$root"
+# No `go vet` stage: golangci-lint (scripts/lint.sh) runs govet with go
+# vet's own analyzers over the engine and the example service.
 
 # Packages whose tests drive real load at real services and check what it
 # achieved (a round below its rate is invalid): under the background builds
@@ -70,8 +67,11 @@ loaded='/internal/(experiment|load|loadgen|capture|target/local|target/docker)$'
 engine_packages() { (cd "$root/engine" && go list ./... | grep -v -e /cmd/perfgate -e /target/kubernetes); }
 stage "engine: unit tests with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 $(grep -vE "$2" <<<"$3")' _ "$root" "$loaded" "$(engine_packages)"
 stage "engine: build the race tests that load real services" bash -c 'cd "$1/engine" && go test -race -count=1 -run "^$" $(grep -E "$2" <<<"$3") >/dev/null' _ "$root" "$loaded" "$(engine_packages)"
+# And the end-to-end tests' binaries (static, as they run below), so that
+# phase 2 spends its time measuring, not compiling.
+stage "engine: build the end-to-end tests" bash -c 'out=$(mktemp -d) && cd "$1/engine" && CGO_ENABLED=0 go test -c -o "$out/" ./internal/target/kubernetes ./cmd/perfgate; rc=$?; rm -rf "$out"; exit $rc' _ "$root"
 
-stage "example service" bash -c 'cd "$1/examples/service" && go vet ./... && go test -race -count=1 ./...' _ "$root"
+stage "example service" bash -c 'cd "$1/examples/service" && go test -race -count=1 ./...' _ "$root"
 
 stage "planted regressions apply and build" bash "$root/examples/regressions/check.sh"
 
