@@ -64,9 +64,12 @@ fi
 # they would fail for the machine's sake, so they run later, alone, with
 # the kubernetes target and the end-to-end gates. Here they are only built.
 loaded='/internal/(experiment|load|loadgen|capture|target/local|target/docker)$'
-engine_packages() { (cd "$root/engine" && go list ./... | grep -v -e /cmd/perfgate -e /target/kubernetes); }
-stage "engine: unit tests with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 $(grep -vE "$2" <<<"$3")' _ "$root" "$loaded" "$(engine_packages)"
-stage "engine: build the race tests that load real services" bash -c 'cd "$1/engine" && go test -race -count=1 -run "^$" $(grep -E "$2" <<<"$3") >/dev/null' _ "$root" "$loaded" "$(engine_packages)"
+unit_packages=$(cd "$root/engine" && go list ./... | grep -v -e /cmd/perfgate -e /target/kubernetes)
+loaded_packages=$(grep -E "$loaded" <<<"$unit_packages")
+logic_packages=$(grep -vE "$loaded" <<<"$unit_packages")
+# $2 is a list of packages, one per line, split into arguments on purpose.
+stage "engine: unit tests with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 $2' _ "$root" "$logic_packages"
+stage "engine: build the race tests that load real services" bash -c 'cd "$1/engine" && go test -race -count=1 -run "^$" $2 >/dev/null' _ "$root" "$loaded_packages"
 # And the end-to-end tests' binaries (static, as they run below), so that
 # phase 2 spends its time measuring, not compiling.
 stage "engine: build the end-to-end tests" bash -c 'out=$(mktemp -d) && cd "$1/engine" && CGO_ENABLED=0 go test -c -o "$out/" ./internal/target/kubernetes ./cmd/perfgate; rc=$?; rm -rf "$out"; exit $rc' _ "$root"
@@ -115,7 +118,7 @@ if [ -n "$as_root_here" ]; then
   export "${kubeconfig?}"
 fi
 
-stage "engine: unit tests that load real services, with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 $(grep -E "$2" <<<"$3")' _ "$root" "$loaded" "$(engine_packages)"
+stage "engine: unit tests that load real services, with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 $2' _ "$root" "$loaded_packages"
 
 # Without -race, and static (CGO_ENABLED=0): the kubernetes target ships the
 # test binary itself into the cluster as the load generator's FROM-scratch

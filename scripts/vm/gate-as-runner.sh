@@ -70,6 +70,7 @@ echo "== the service as runner, not root, in a cgroup it cannot loosen"
 # Two runs are enough to see the service's process: under TCG each costs
 # seconds.
 sed 's/^pairs: 6$/pairs: 2/' perfgate.yml >"$work/record.yml"
+grep -q '^pairs: 2$' "$work/record.yml" || { echo "FAIL: could not lower pairs in the recording's perfgate.yml"; exit 1; }
 engine run --config "$work/record.yml" --src . --label vm --out "$work/run" >"$work/run.log" 2>&1 &
 runpid=$!
 svc=""
