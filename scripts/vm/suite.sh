@@ -33,6 +33,7 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 guest_bin=/home/runner/perfgate-vm-tests
+runner_home=${PERFGATE_VM_RUNNER_HOME:-$cache/runner-home}
 packages=(cgroup privilege target/local target/docker)
 svc_src=$repo/engine/internal/target/testdata/svc
 svc=perfgate-test-svc-amd64-$(sha256sum "$svc_src/main.go" | cut -c1-12)
@@ -42,15 +43,17 @@ svc=perfgate-test-svc-amd64-$(sha256sum "$svc_src/main.go" | cut -c1-12)
 #  - the test binaries and the targets' test service (where
 #    targettest.BuildSvc looks for it);
 #  - perfgate, for the gates through sudo;
-#  - the runner's Go caches: the module cache and a build cache warmed for
-#    the example service (a cold build of net/http takes ~3 minutes under
-#    TCG) and for the engine (the Action builds the engine with the runner's
-#    Go, ~20 minutes cold under TCG), as on GitHub after actions/setup-go
-#    restores them; the engine builds the pull request's code as runner,
-#    with runner's caches.
+#  - the runner's Go caches, in $runner_home: the module cache and a build
+#    cache warmed for the example service (a cold build of net/http takes
+#    ~3 minutes under TCG) and for the engine (the Action builds the engine
+#    with the runner's Go, ~20 minutes cold under TCG), as on GitHub after
+#    actions/setup-go restores them; the engine builds the pull request's
+#    code as runner, with runner's caches. $runner_home is kept in the VM's
+#    cache directory: the next run's builds there are incremental, as
+#    setup-go's cache is from one job to the next.
 prepare_on_host() {
   log "building the test binaries, perfgate and runner's Go caches on the host"
-  rm -rf "$work/bin" "$work/home" "$work/perfgate" "$work/prepared"
+  rm -rf "$work/bin" "$work/perfgate" "$work/prepared"
   mkdir -p "$work/bin"
   local pkg host_modules
   for pkg in "${packages[@]}"; do
@@ -58,10 +61,10 @@ prepare_on_host() {
   done
   (cd "$svc_src" && CGO_ENABLED=0 go build -o "$work/bin/$svc" .)
   (cd "$repo/engine" && CGO_ENABLED=0 go build -trimpath -o "$work/perfgate" ./cmd/perfgate)
-  (cd "$repo/examples/service" && GOCACHE="$work/home/.cache/go-build" GOFLAGS= CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
+  (cd "$repo/examples/service" && GOCACHE="$runner_home/.cache/go-build" GOFLAGS= CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
   host_modules=$(cd "$repo/engine" && go mod download && go env GOMODCACHE)
-  (cd "$repo/engine" && GOMODCACHE="$work/home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
-  (cd "$repo/engine" && GOCACHE="$work/home/.cache/go-build" GOMODCACHE="$work/home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o /dev/null ./cmd/perfgate)
+  (cd "$repo/engine" && GOMODCACHE="$runner_home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
+  (cd "$repo/engine" && GOCACHE="$runner_home/.cache/go-build" GOMODCACHE="$runner_home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o /dev/null ./cmd/perfgate)
   date >"$work/prepared"
 }
 
@@ -78,7 +81,7 @@ fi
 bash "$here/up.sh"
 tar -C "$work/bin" -czf - . | ssh_vm "rm -rf $guest_bin && mkdir -p $guest_bin && tar -xzf - -C $guest_bin && cp $guest_bin/$svc /tmp/$svc"
 tar -C "$work" -czf - perfgate | ssh_vm "tar -xzf - -C $guest_bin"
-tar -C "$work/home" -cf - . | ssh_vm "tar -xf - -C /home/runner"
+tar -C "$runner_home" -cf - . | ssh_vm "tar -xf - -C /home/runner"
 tar -C "$repo" -cf - node_modules | ssh_vm "tar -xf - -C $guest_checkout"
 
 # --- checks -----------------------------------------------------------------
