@@ -31,9 +31,10 @@ type probe struct {
 	// profile says whether this run captures profiles: every run of a
 	// sequential experiment or a recording, only the profile rounds of a
 	// duet (profiling both sides biased a duet's CPU comparison).
-	profile  bool
-	profiles *capture.Window // nil without pprof
-	crashed  bool            // the process exited during the window
+	profile      bool
+	profiles     *capture.Window // nil without pprof
+	stopProfiles context.CancelFunc
+	crashed      bool // the process exited during the window
 
 	// readings are the window's measurements as their producers return
 	// them; record writes them into r.
@@ -116,9 +117,30 @@ func (p *probe) hasPprof() bool { return p.r.ProfilesUnavailable == "" }
 // profiling reports whether the run captures profiles.
 func (p *probe) profiling() bool { return p.profile && p.hasPprof() && len(p.cfg.Profiles) > 0 }
 
-// startProfiles starts the windowed profiles for seconds.
+// whileAlive returns ctx, cancelled as soon as the service exits. A
+// reading from a service that died (an OOM kill in the warm-up) must fail
+// at once: a dead container's address does not refuse the connection but
+// leaves it waiting for the kernel to give up on its neighbour, seconds per
+// request (an OOM-killed round on docker spent 18-24 s in readings, against
+// 0.1 s alive), and a connection open when it died waits for the reading's
+// whole timeout.
+func (p *probe) whileAlive(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-p.inst.Exited():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// startProfiles starts the windowed profiles for seconds; collectProfiles
+// waits for them.
 func (p *probe) startProfiles(ctx context.Context, seconds int) {
 	if p.profiling() {
+		ctx, p.stopProfiles = p.whileAlive(ctx)
 		p.profiles = p.client.StartWindow(ctx, seconds, p.dir, p.cfg.Profiles)
 	}
 }
@@ -130,6 +152,8 @@ func (p *probe) readBeforeWindow(ctx context.Context) {
 	if !p.hasPprof() {
 		return
 	}
+	ctx, cancel := p.whileAlive(ctx)
+	defer cancel()
 	if ret, err := p.client.Retained(ctx); err == nil {
 		p.readings.retainedStart = &ret
 	}
@@ -186,6 +210,8 @@ func (p *probe) readAfterWindow(ctx context.Context) {
 	if p.crashed {
 		return
 	}
+	ctx, cancel := p.whileAlive(ctx)
+	defer cancel()
 	if p.readings.memStatsStart != nil {
 		if ms, err := p.client.MemStats(ctx); err == nil {
 			p.readings.memStatsEnd = &ms
@@ -204,11 +230,14 @@ func (p *probe) collectProfiles(ctx context.Context) {
 	if p.profiles == nil {
 		return
 	}
+	ctx, cancel := p.whileAlive(ctx)
+	defer cancel()
 	var snapshots []report.Profile
 	if !p.crashed {
 		snapshots = p.client.Snapshot(ctx, p.dir, p.cfg.Profiles)
 	}
 	p.r.Profiles = append(p.profiles.Wait(), snapshots...)
+	p.stopProfiles()
 	p.r.ProfileRequests += p.readings.load.Requests
 	// An empty mutex profile is either no contention or profiling left
 	// off; the service's fraction tells which (hints.ServiceHints).
@@ -242,6 +271,9 @@ func (p *probe) finish(generatorCPUs int) {
 // abandon stops the process of a run that could not be completed and
 // marks it invalid with the reason.
 func (p *probe) abandon(ctx context.Context, err error) {
+	if p.stopProfiles != nil {
+		p.stopProfiles()
+	}
 	p.client.Close()
 	p.r.Exit = p.inst.Stop().Report()
 	p.readings.record(p.r)
