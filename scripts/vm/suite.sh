@@ -53,18 +53,19 @@ svc=perfgate-test-svc-amd64-$(sha256sum "$svc_src/main.go" | cut -c1-12)
 #    setup-go's cache is from one job to the next.
 prepare_on_host() {
   log "building the test binaries, perfgate and runner's Go caches on the host"
-  rm -rf "$work/bin" "$work/perfgate" "$work/prepared"
+  rm -rf "$work/bin" "$work/prepared"
   mkdir -p "$work/bin"
   local pkg host_modules
   for pkg in "${packages[@]}"; do
     (cd "$repo/engine" && CGO_ENABLED=0 go test -c -o "$work/bin/${pkg//\//-}.test" "./internal/$pkg")
   done
   (cd "$svc_src" && CGO_ENABLED=0 go build -o "$work/bin/$svc" .)
-  (cd "$repo/engine" && CGO_ENABLED=0 go build -trimpath -o "$work/perfgate" ./cmd/perfgate)
   (cd "$repo/examples/service" && GOCACHE="$runner_home/.cache/go-build" GOFLAGS= CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
   host_modules=$(cd "$repo/engine" && go mod download && go env GOMODCACHE)
   (cd "$repo/engine" && GOMODCACHE="$runner_home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
-  (cd "$repo/engine" && GOCACHE="$runner_home/.cache/go-build" GOMODCACHE="$runner_home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o /dev/null ./cmd/perfgate)
+  # perfgate for the gates is this very build: building it once more with
+  # root's caches would compile the engine and client-go a second time.
+  (cd "$repo/engine" && GOCACHE="$runner_home/.cache/go-build" GOMODCACHE="$runner_home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o "$work/bin/perfgate" ./cmd/perfgate)
   date >"$work/prepared"
 }
 
@@ -78,11 +79,48 @@ fi
 [ -s "$work/prepared" ] || prepare_on_host
 # Not in prepare: scripts/test.sh runs npm install itself meanwhile.
 [ -d "$repo/node_modules" ] || (cd "$repo" && npm install --no-audit --no-fund --loglevel=error)
-bash "$here/up.sh"
-tar -C "$work/bin" -czf - . | ssh_vm "rm -rf $guest_bin && mkdir -p $guest_bin && tar -xzf - -C $guest_bin && cp $guest_bin/$svc /tmp/$svc"
-tar -C "$work" -czf - perfgate | ssh_vm "tar -xzf - -C $guest_bin"
-tar -C "$runner_home" -cf - . | ssh_vm "tar -xf - -C /home/runner"
-tar -C "$repo" -cf - node_modules | ssh_vm "tar -xf - -C $guest_checkout"
+
+# make_payload writes what the VM needs from the host (runner's Go caches,
+# the test binaries and perfgate, the action's node_modules; about 1.6 GB)
+# into an ext4 image, $payload, owned by runner (uid 1001, build.sh), that
+# up.sh attaches as the VM's second disk. Copying the same over ssh took
+# ~140 s: under TCG the guest's side of ssh and tar is emulated; the disk
+# costs the guest a mount.
+payload=$work/payload.ext4
+make_payload() {
+  local staging=$work/payload t0
+  t0=$(date +%s)
+  rm -rf "$staging" "$payload"
+  mkdir -p "$staging"
+  # Hard links for what is ours to give to runner (the cache is runner's,
+  # the test binaries this run's); a copy of node_modules, which stays the
+  # checkout's.
+  cp -al "$runner_home" "$staging/home" 2>/dev/null || cp -a "$runner_home" "$staging/home"
+  cp -al "$work/bin" "$staging/bin" 2>/dev/null || cp -a "$work/bin" "$staging/bin"
+  cp -a "$repo/node_modules" "$staging/node_modules"
+  chown -R 1001:1001 "$staging"
+  local bytes files
+  bytes=$(du -sb "$staging" | cut -f1)
+  files=$(find "$staging" | wc -l)
+  # Room for what the tests write (the Action's build of the engine, the
+  # example service's builds) and an inode for every file, twice over.
+  truncate -s $((bytes * 3 / 2 + (1 << 30))) "$payload"
+  mkfs.ext4 -q -F -L perfgate-payload -N $((files * 2 + 100000)) -d "$staging" "$payload"
+  rm -rf "$staging"
+  log "payload disk: $((bytes >> 20)) MiB in $files files, made in $(($(date +%s) - t0)) s"
+}
+make_payload
+PERFGATE_VM_PAYLOAD=$payload bash "$here/up.sh"
+# The payload's directories take their places by bind mounts: runner's home
+# keeps its own files (.ssh), the checkout its own.
+ssh_vm "set -e
+  sudo -n mkdir -p /mnt/payload && sudo -n mount LABEL=perfgate-payload /mnt/payload
+  mkdir -p /home/runner/.cache /home/runner/go $guest_bin $guest_checkout/node_modules
+  sudo -n mount --bind /mnt/payload/home/.cache /home/runner/.cache
+  sudo -n mount --bind /mnt/payload/home/go /home/runner/go
+  sudo -n mount --bind /mnt/payload/bin $guest_bin
+  sudo -n mount --bind /mnt/payload/node_modules $guest_checkout/node_modules
+  cp $guest_bin/$svc /tmp/$svc"
 
 # --- checks -----------------------------------------------------------------
 failed=()

@@ -11,7 +11,9 @@
 #
 # PERFGATE_VM_ACCEL=kvm|tcg forces the accelerator; PERFGATE_VM_MEMORY
 # (MiB, default 4096) and PERFGATE_VM_CPUS (default: the host's, at most 4)
-# size the VM.
+# size the VM. PERFGATE_VM_PAYLOAD names a disk image to attach as the
+# VM's second disk (suite.sh's way of handing it 1.6 GB of caches and
+# binaries); it takes a fresh boot.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
@@ -25,8 +27,10 @@ copy_checkout() {
 }
 
 "$here/build.sh" >/dev/null
-# Up already, and from the image as it is now built: only the checkout.
-if qemu_pid >/dev/null && cmp -s "$stamp" "$state/stamp" && ssh_vm true 2>/dev/null; then
+payload=${PERFGATE_VM_PAYLOAD:-}
+# Up already, and from the image as it is now built (with no payload
+# asked for: a disk is attached at boot only): only the checkout.
+if [ -z "$payload" ] && qemu_pid >/dev/null && cmp -s "$stamp" "$state/stamp" && ssh_vm true 2>/dev/null; then
   copy_checkout
   log "already up (qemu pid $(qemu_pid), $(cat "$accelfile"), ssh 127.0.0.1:$(cat "$portfile")); checkout copied"
   exit 0
@@ -46,7 +50,8 @@ cpus=${PERFGATE_VM_CPUS:-$(($(nproc) < 4 ? $(nproc) : 4))}
 
 # boot ACCEL: start qemu in the background on a fresh overlay.
 boot() {
-  local accel=$1 accel_opts
+  local accel=$1 accel_opts payload_opts=()
+  [ -n "$payload" ] && payload_opts=(-drive "file=$payload,if=virtio,format=raw,cache=unsafe")
   case $accel in
   kvm) accel_opts=(-accel kvm -cpu host) ;;
   # pku=off: with memory protection keys V8 (Node) write-protects its JIT
@@ -61,7 +66,7 @@ boot() {
   qemu-system-x86_64 -name perfgate-vm -machine q35 "${accel_opts[@]}" -smp "$cpus" -m "$memory" \
     -kernel "$kernel" -initrd "$cache/initrd.img" \
     -append "root=/dev/vda rw console=ttyS0 systemd.unified_cgroup_hierarchy=1 quiet" \
-    -drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe" \
+    -drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe" "${payload_opts[@]}" \
     -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$(cat "$portfile")-:22" -device virtio-net-pci,netdev=net0 \
     -display none -serial "file:$console" -monitor none -daemonize -pidfile "$pidfile"
 }

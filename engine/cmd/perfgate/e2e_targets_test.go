@@ -15,12 +15,20 @@ import (
 // within 1% of the local target's. The windows are longer than the
 // decisive experiment's: the profile requests perfgate makes during a
 // window allocate too, about one allocation per request at 200 requests a
-// window, which alone would be a 1% swing.
+// window, which alone would be a 1% swing. Four rounds at alpha 0.5, the
+// fewest in which a regression can be called over the six gating metrics
+// (2^-4 <= 0.5/6), are enough for a regression that raises allocations in
+// every round by half, and keep the four gates to about two minutes.
 func TestSameNumbersOnEveryTarget(t *testing.T) {
 	targettest.RequireDocker(t)
 	requireKubernetes(t)
 	head := regressedHead(t, "alloc-sprintf.patch")
-	cfg := strings.Replace(strings.Replace(decisiveExperiment, "rate: 200", "rate: 400", 1), "duration: 1s", "duration: 2s", 1)
+	cfg := strings.NewReplacer("rate: 200", "rate: 400", "duration: 1s", "duration: 2s", "pairs: 6", "pairs: 4", "alpha: 0.1", "alpha: 0.5").Replace(decisiveExperiment)
+	for _, want := range []string{"rate: 400", "duration: 2s", "pairs: 4", "alpha: 0.5"} {
+		if !strings.Contains(cfg, want) {
+			t.Fatalf("the decisive experiment changed: no %q after the replacements", want)
+		}
+	}
 	cfg += "kubernetes:\n  image_load: " + imageLoad(t) + "\n"
 	// Each target against local under the same design: docker duets like
 	// local; kubernetes runs sequential pairs, which profile every run (the
