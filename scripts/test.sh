@@ -37,6 +37,18 @@ gofmt_check() {
 }
 stage "gofmt" gofmt_check
 
+trap stages_stop EXIT
+
+# The Action's install and unit tests in the background, beside the
+# engine's stages below: two lanes for the two CPUs (the linters and the
+# dist/ check wait for node_modules). npm install, not npm ci: the registry
+# mirror this project is developed on serves only the linux-x64 build of
+# rollup, so package-lock.json lacks the other platforms' optional packages
+# and npm ci refuses it. npm install still installs the locked versions.
+command -v npm >/dev/null || { echo "test: Node.js 20+ and npm are needed for the action's tests (https://nodejs.org)" >&2; exit 3; }
+npm_stage="action: npm install, typecheck, unit tests"
+stage_start "$npm_stage" bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent' _ "$root"
+
 as_root_here=
 [ "$(id -u)" = 0 ] && as_root_here=1
 if [ -n "$as_root_here" ]; then
@@ -122,12 +134,7 @@ database_example() {
 }
 stage "database example and its planted regression" database_example
 
-command -v npm >/dev/null || { echo "test: Node.js 20+ and npm are needed for the action's tests (https://nodejs.org)" >&2; exit 3; }
-# npm install, not npm ci: the registry mirror this project is developed on
-# serves only the linux-x64 build of rollup, so package-lock.json lacks the
-# other platforms' optional packages and npm ci refuses it. npm install
-# still installs the locked versions.
-stage "action: npm install, typecheck, unit tests" bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent' _ "$root"
+stage_wait "$npm_stage"
 
 stage "linters: golangci-lint (engine, example service), eslint and prettier (action)" bash "$root/scripts/lint.sh"
 

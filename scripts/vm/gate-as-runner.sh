@@ -39,11 +39,15 @@ root_owned() {
 # plants a per-request fmt.Sprintf (the action's e2e does the same).
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 cp -r "$repo/examples/service" repo && cd repo || exit 1
-# The action's e2e experiment at a tenth of its rate: under TCG the example
+# The action's e2e experiment (4 rounds at alpha 0.5, the fewest that can
+# call the plant's regression) at a tenth of its rate: under TCG the example
 # service spends ~8 ms of CPU per request (about 40 times the host's), and
 # at 200 req/s every round is (rightly) invalid: saturated and erroring.
-sed 's/^  rate: 200$/  rate: 20/' "$repo/engine/cmd/perfgate/testdata/decisive-experiment.yml" >perfgate.yml
-grep -q '^  rate: 20$' perfgate.yml || { echo "FAIL: could not lower the rate in perfgate.yml"; exit 1; }
+sed -e 's/^  rate: 200$/  rate: 20/' -e 's/^pairs: 6$/pairs: 4/' -e 's/^  alpha: 0\.1$/  alpha: 0.5/' \
+  "$repo/engine/cmd/perfgate/testdata/decisive-experiment.yml" >perfgate.yml
+for want in '^  rate: 20$' '^pairs: 4$' '^  alpha: 0.5$'; do
+  grep -q "$want" perfgate.yml || { echo "FAIL: perfgate.yml has no line $want: decisive-experiment.yml changed"; exit 1; }
+done
 git init -q -b main && git add -A && git -c user.name=vm -c user.email=vm@localhost commit -qm base
 git apply "$repo/examples/regressions/alloc-sprintf.patch" && git -c user.name=vm -c user.email=vm@localhost commit -qam feature
 base=$(git rev-parse HEAD~1)
@@ -71,7 +75,7 @@ rm -rf "$work/results" && ok "runner deleted the results" || fail "runner cannot
 echo "== the service as runner, not root, in a cgroup it cannot loosen"
 # Two runs are enough to see the service's process: under TCG each costs
 # seconds.
-sed 's/^pairs: 6$/pairs: 2/' perfgate.yml >"$work/record.yml"
+sed 's/^pairs: 4$/pairs: 2/' perfgate.yml >"$work/record.yml"
 grep -q '^pairs: 2$' "$work/record.yml" || { echo "FAIL: could not lower pairs in the recording's perfgate.yml"; exit 1; }
 engine run --config "$work/record.yml" --src . --label vm --out "$work/run" >"$work/run.log" 2>&1 &
 runpid=$!
