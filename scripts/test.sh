@@ -39,15 +39,7 @@ stage "gofmt" gofmt_check
 
 trap stages_stop EXIT
 
-# The Action's install and unit tests in the background, beside the
-# engine's stages below: two lanes for the two CPUs (the linters and the
-# dist/ check wait for node_modules). npm install, not npm ci: the registry
-# mirror this project is developed on serves only the linux-x64 build of
-# rollup, so package-lock.json lacks the other platforms' optional packages
-# and npm ci refuses it. npm install still installs the locked versions.
 command -v npm >/dev/null || { echo "test: Node.js 20+ and npm are needed for the action's tests (https://nodejs.org)" >&2; exit 3; }
-npm_stage="action: npm install, typecheck, unit tests"
-stage_start "$npm_stage" bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent' _ "$root"
 
 as_root_here=
 [ "$(id -u)" = 0 ] && as_root_here=1
@@ -83,8 +75,23 @@ logic_packages=$(grep -vE "$loaded" <<<"$unit_packages")
 stage "engine: unit tests with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 $2' _ "$root" "$logic_packages"
 stage "engine: build the race tests that load real services" bash -c 'cd "$1/engine" && go test -race -count=1 -run "^$" $2 >/dev/null' _ "$root" "$loaded_packages"
 # And the end-to-end tests' binaries (static, as they run below), so that
-# phase 2 spends its time measuring, not compiling.
-stage "engine: build the end-to-end tests" bash -c 'out=$(mktemp -d) && cd "$1/engine" && CGO_ENABLED=0 go test -c -o "$out/" ./internal/target/kubernetes ./cmd/perfgate; rc=$?; rm -rf "$out"; exit $rc' _ "$root"
+# phase 2 spends its time measuring, not compiling; and perfgate as the
+# Action builds it (static, -trimpath: other compiler inputs), which the
+# Action's unit and end-to-end tests build again and must find cached (a
+# test of the comment stage timed out at 180 s compiling it cold in a
+# fresh run, beside the background builds).
+stage "engine: build the end-to-end tests and perfgate as the Action does" bash -c 'out=$(mktemp -d) && cd "$1/engine" && CGO_ENABLED=0 go test -c -o "$out/" ./internal/target/kubernetes ./cmd/perfgate && CGO_ENABLED=0 go build -trimpath -o "$out/perfgate" ./cmd/perfgate; rc=$?; rm -rf "$out"; exit $rc' _ "$root"
+
+# The Action's install and unit tests in the background from here, beside
+# the engine's remaining phase-1 stages: two lanes for the two CPUs (the
+# linters and the dist/ check wait for node_modules). Not earlier: the
+# race build above is phase 1's largest CPU load. npm install, not npm ci:
+# the registry mirror this project is developed on serves only the
+# linux-x64 build of rollup, so package-lock.json lacks the other
+# platforms' optional packages and npm ci refuses it. npm install still
+# installs the locked versions.
+npm_stage="action: npm install, typecheck, unit tests"
+stage_start "$npm_stage" bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent' _ "$root"
 
 # end_to_end PACKAGES... [go test flags]: the end-to-end tests, without
 # -race and static (CGO_ENABLED=0): the kubernetes target ships the test
