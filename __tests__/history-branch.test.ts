@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
@@ -16,6 +16,7 @@ import {
   type WriteOptions,
 } from '../src/history-branch.js'
 import { createOctokit } from '../src/octokit.js'
+import { buildEngine } from './support/engine-build.js'
 import { FakeGitHub } from './support/fake-github.js'
 
 const execFileAsync = promisify(execFile)
@@ -42,9 +43,7 @@ const read = async (): Promise<HistorySnapshot> => readHistoryBranch(octokit(), 
 // The real engine merges the records: `perfgate history add`, built once
 // from this repository's engine/ (Go's build cache keeps it quick after).
 const engine = path.join(tmp, 'perfgate')
-beforeAll(() => {
-  execFileSync('go', ['build', '-o', engine, './cmd/perfgate'], { cwd: path.join(import.meta.dirname, '..', 'engine'), stdio: 'inherit' })
-}, 300_000)
+beforeAll(() => buildEngine(engine), 300_000)
 
 async function addRecords(dir: string, records: string): Promise<void> {
   await execFileAsync(engine, ['history', 'add', '--history', dir, '--records', records])

@@ -1,9 +1,10 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { recorded, reset } from './support/core-fake.js'
+import { buildEngine } from './support/engine-build.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
 const { alive, post, stopEngine } = await import('../src/post.js')
@@ -100,8 +101,8 @@ describe("post runs the engine's sweep", () => {
   const bin = path.join(tmp, 'bin')
   const calls = path.join(tmp, 'kind-calls.log')
 
-  beforeAll(() => {
-    execFileSync('go', ['build', '-o', engine, './cmd/perfgate'], { cwd: path.resolve('engine'), stdio: 'inherit' })
+  beforeAll(async () => {
+    await buildEngine(engine)
     mkdirSync(bin, { recursive: true })
   }, 600_000)
 
