@@ -15,8 +15,8 @@ import {
   type HistorySnapshot,
   type WriteOptions,
 } from '../src/history-branch.js'
+import { buildFreshEngine } from '../src/engine.js'
 import { createOctokit } from '../src/octokit.js'
-import { buildEngine } from './support/engine-build.js'
 import { FakeGitHub } from './support/fake-github.js'
 
 const execFileAsync = promisify(execFile)
@@ -41,9 +41,14 @@ const line = (id: string) => JSON.stringify({ schema: 1, kind: 'entry', id, conf
 const read = async (): Promise<HistorySnapshot> => readHistoryBranch(octokit(), where, await freshDir(tmp))
 
 // The real engine merges the records: `perfgate history add`, built once
-// from this repository's engine/ (Go's build cache keeps it quick after).
-const engine = path.join(tmp, 'perfgate')
-beforeAll(() => buildEngine(engine), 300_000)
+// from this repository's engine/ as the Action builds it (Go's build cache
+// holds it after scripts/test.sh's build of the same). Asynchronously: a
+// synchronous cold build blocked the vitest worker past its fixed 60 s
+// calls to the runner, and a run failed with every test passing.
+let engine: string
+beforeAll(async () => {
+  engine = (await buildFreshEngine(path.resolve(import.meta.dirname, '..'), tmp)).path
+}, 300_000)
 
 async function addRecords(dir: string, records: string): Promise<void> {
   await execFileAsync(engine, ['history', 'add', '--history', dir, '--records', records])

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { recorded, reset } from './support/core-fake.js'
-import { buildEngine } from './support/engine-build.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
 const { alive, post, stopEngine } = await import('../src/post.js')
+const { buildFreshEngine } = await import('../src/engine.js')
 
 // A real process named perfgate (a copy of sleep) stands in for an engine
 // that main left running when the job was cancelled.
@@ -97,12 +97,14 @@ describe('alive', () => {
 // them (kind cannot create clusters on the machine this is developed on)
 // and records what it is asked to delete. Docker and Kubernetes are absent.
 describe("post runs the engine's sweep", () => {
-  const engine = path.join(tmp, 'engine', 'perfgate')
+  let engine: string
   const bin = path.join(tmp, 'bin')
   const calls = path.join(tmp, 'kind-calls.log')
 
   beforeAll(async () => {
-    await buildEngine(engine)
+    // As the Action builds it (Go's cache holds it after scripts/test.sh),
+    // and without blocking the vitest worker (see history-branch.test.ts).
+    engine = (await buildFreshEngine(path.resolve(import.meta.dirname, '..'), tmp)).path
     mkdirSync(bin, { recursive: true })
   }, 600_000)
 
