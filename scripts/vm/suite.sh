@@ -63,8 +63,8 @@ prepare_on_host() {
   (cd "$repo/examples/service" && GOCACHE="$runner_home/.cache/go-build" GOFLAGS= CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
   host_modules=$(cd "$repo/engine" && go mod download && go env GOMODCACHE)
   (cd "$repo/engine" && GOMODCACHE="$runner_home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
-  # perfgate for the gates is this very build: building it once more with
-  # root's caches would compile the engine and client-go a second time.
+  # perfgate for the gates is this very build (runner's caches, the
+  # Action's flags), not a second compile of the engine here.
   (cd "$repo/engine" && GOCACHE="$runner_home/.cache/go-build" GOMODCACHE="$runner_home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o "$work/bin/perfgate" ./cmd/perfgate)
   date >"$work/prepared"
 }
