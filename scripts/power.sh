@@ -20,8 +20,14 @@
 #   ALLOC1  2 [10]  alloc-1         power/alloc-1.patch, +1 allocation/request
 #   LEAK    2 [10]  goroutine-leak  goroutine-leak.patch
 #   HEAP    2 [10]  heap-retain     power/heap-retain.patch
+#   LAYOUT  0 [7]   layout-dependency, layout-cold-route, layout-reorder:
+#                   layout/*.patch, changes that move the binary's layout
+#                   and nothing on the request path (A/A' gates: a fair
+#                   gate passes them); LAYOUT=n runs n gates of each
 # Other settings:
-#   CONFIG=path    perfgate config (default examples/perfgate.yml, unchanged)
+#   CONFIG=path    perfgate config (default examples/perfgate.yml, unchanged);
+#                  a copy with "layout: build" measures the layout bias
+#                  that per-round layouts remove
 #   OUT=dir        results (default results/power); each gate keeps
 #                  <plant>-<i>/report.json, report.md, gate.log and gate.json
 #                  (exit code, wall seconds). Profiles are not kept. Gates
@@ -50,7 +56,7 @@ pick() { # variable default full-default
   if [ -n "$v" ]; then echo "$v"; elif [ "$full" = 1 ]; then echo "$3"; else echo "$2"; fi
 }
 
-plants=(aa cpu-near cpu-2 cpu-5 cpu-10 alloc-1 goroutine-leak heap-retain)
+plants=(aa cpu-near cpu-2 cpu-5 cpu-10 alloc-1 goroutine-leak heap-retain layout-dependency layout-cold-route layout-reorder)
 declare -A count patch
 count[aa]=$(pick AA 4 20)
 count[cpu-near]=$(pick NEAR 0 10)
@@ -60,6 +66,10 @@ count[cpu-10]=$(pick CPU10 2 10)
 count[alloc-1]=$(pick ALLOC1 2 10)
 count[goroutine-leak]=$(pick LEAK 2 10)
 count[heap-retain]=$(pick HEAP 2 10)
+for p in dependency cold-route reorder; do
+  count[layout-$p]=$(pick LAYOUT 0 7)
+  patch[layout-$p]=$root/examples/regressions/layout/$p.patch
+done
 patch[aa]=
 patch[cpu-near]=$root/examples/regressions/power/cpu-near.patch
 patch[cpu-2]=$root/examples/regressions/power/cpu-2.patch

@@ -50,33 +50,13 @@ func GoVersion(ctx context.Context) (string, error) {
 // may live in a subdirectory of its repository.
 func Build(ctx context.Context, label, tree, pkg, outPath string) (report.Binary, error) {
 	b := report.Binary{Label: label, Source: tree, Path: outPath}
-	pkgDir := filepath.Join(tree, pkg)
-	moduleDir, err := moduleRoot(pkgDir)
-	if err != nil {
-		return b, &Error{Label: label, Command: "find go.mod", Err: err}
-	}
-	rel, err := filepath.Rel(moduleDir, pkgDir)
-	if err != nil {
-		return b, &Error{Label: label, Command: "find go.mod", Err: err}
-	}
 	abs, err := filepath.Abs(outPath)
 	if err != nil {
 		return b, err
 	}
-	args := append([]string{"build"}, Flags...)
-	args = append(args, "-o", abs, "./"+filepath.ToSlash(rel))
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = moduleDir
-	// One toolchain for both sides: never let a go.mod switch it.
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local")
-	// Under sudo the pull request's code is built by the invoking user,
-	// with that user's Go caches; perfgate needs root only for cgroups.
-	privilege.AsInvoker(cmd)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	command := "CGO_ENABLED=0 go " + strings.Join(args, " ") + " (in " + moduleDir + ")"
-	if err := cmd.Run(); err != nil {
-		return b, &Error{Label: label, Command: command, OutputTail: lastLines(out.String(), 40), Err: err}
+	moduleDir, err := goBuild(ctx, label, tree, pkg, abs, nil)
+	if err != nil {
+		return b, err
 	}
 	version := exec.CommandContext(ctx, "go", "version", "-m", abs)
 	privilege.AsInvoker(version)
@@ -92,6 +72,41 @@ func Build(ctx context.Context, label, tree, pkg, outPath string) (report.Binary
 		b.ModuleDir = strings.TrimSuffix(prefix, "/")
 	}
 	return b, nil
+}
+
+// goBuild runs go build of pkg in tree to outPath with Flags and extra,
+// and returns the module directory it ran in.
+func goBuild(ctx context.Context, label, tree, pkg, outPath string, extra []string) (string, error) {
+	pkgDir := filepath.Join(tree, pkg)
+	moduleDir, err := moduleRoot(pkgDir)
+	if err != nil {
+		return "", &Error{Label: label, Command: "find go.mod", Err: err}
+	}
+	rel, err := filepath.Rel(moduleDir, pkgDir)
+	if err != nil {
+		return "", &Error{Label: label, Command: "find go.mod", Err: err}
+	}
+	abs, err := filepath.Abs(outPath)
+	if err != nil {
+		return "", err
+	}
+	args := append([]string{"build"}, Flags...)
+	args = append(args, extra...)
+	args = append(args, "-o", abs, "./"+filepath.ToSlash(rel))
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = moduleDir
+	// One toolchain for both sides: never let a go.mod switch it.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local")
+	// Under sudo the pull request's code is built by the invoking user,
+	// with that user's Go caches; perfgate needs root only for cgroups.
+	privilege.AsInvoker(cmd)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	command := "CGO_ENABLED=0 go " + strings.Join(args, " ") + " (in " + moduleDir + ")"
+	if err := cmd.Run(); err != nil {
+		return "", &Error{Label: label, Command: command, OutputTail: lastLines(out.String(), 40), Err: err}
+	}
+	return moduleDir, nil
 }
 
 // mainModule is the main module's path in `go version -m` output (its

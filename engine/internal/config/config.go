@@ -38,6 +38,13 @@ var Experiments = []string{"duet", "sequential"}
 
 func experimentWant() string { return "one of " + strings.Join(Experiments, ", ") }
 
+// Layouts are where each round's binaries get their layout, the default
+// first: random (relinked with a layout drawn per round) and build (each
+// side's build as it is).
+var Layouts = []string{"random", "build"}
+
+func layoutWant() string { return "one of " + strings.Join(Layouts, ", ") }
+
 // Profiles are the pprof profiles perfgate can capture; all are captured
 // unless perfgate.yml lists fewer.
 var Profiles = []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"}
@@ -93,6 +100,7 @@ func Default() *Config {
 			Requests: []Request{{Method: "GET", Path: "/"}},
 		},
 		Experiment: "duet",
+		Layout:     "random",
 		// From the simulations of docs/statistics.md at the per-round noise
 		// a duet measures (docs/benchmarks.md): 14 rounds catch +5% CPU in
 		// every gate and could detect ~1.8%; most gates stop there.

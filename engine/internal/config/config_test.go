@@ -217,6 +217,7 @@ func TestDefaults(t *testing.T) {
 		Load: LoadSpec{Rate: 500, Warmup: Duration(2 * time.Second), Duration: Duration(5 * time.Second),
 			Timeout: Duration(2 * time.Second), Requests: []Request{{Method: "GET", Path: "/"}}},
 		Experiment:    "duet",
+		Layout:        "random",
 		Pairs:         14,
 		MaxPairs:      28,
 		Profiles:      []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"},

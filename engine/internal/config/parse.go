@@ -16,7 +16,7 @@ import (
 // level, load.requests[] a request written as a mapping), in the order the
 // documentation lists them.
 var keys = map[string][]string{
-	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "experiment", "pairs", "profiles", "profile_rounds", "gate", "validity"},
+	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "experiment", "layout", "pairs", "profiles", "profile_rounds", "gate", "validity"},
 	"pairs":           {"min", "max"},
 	"kind":            {"node_image"},
 	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
@@ -152,6 +152,8 @@ func (d *diagnostics) config(root *yaml.Node, c *Config) {
 			d.load(v, f, &c.Load)
 		case "experiment":
 			scalarInto(d, v, f, experimentWant(), parseString, &c.Experiment)
+		case "layout":
+			scalarInto(d, v, f, layoutWant(), parseString, &c.Layout)
 		case "pairs":
 			d.pairs(v, f, c)
 		case "profiles":

@@ -64,10 +64,13 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 		}
 		return runs, err
 	}
-	if err := warmUp(ctx, cfg, gen, probes); err != nil {
+	// Every reading follows the start order: whichever side started first
+	// is read first at every edge of this round.
+	order := []int{first, 1 - first}
+	if err := warmUp(ctx, cfg, gen, probes, order); err != nil {
 		return abandon(err)
 	}
-	if err := window(ctx, cfg, probes, func(out []*os.File) ([]load.Summary, error) {
+	if err := window(ctx, cfg, probes, order, func(out []*os.File) ([]load.Summary, error) {
 		return gen.AttackAll(ctx, load.Attack{Name: "window", Duration: cfg.Load.Duration.Std(), Outs: []io.Writer{out[0], out[1]}})
 	}); err != nil {
 		return abandon(err)

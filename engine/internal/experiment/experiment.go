@@ -40,6 +40,11 @@ type Options struct {
 	Target target.Target
 	// Binaries maps Base and Head to the built service binaries.
 	Binaries map[string]string
+	// Layout, when set, links side's service with the layout of seed to
+	// dst (build.Layout): every round of a comparison then runs binaries
+	// with layouts of its own (roundBinaries says why). nil: every round
+	// runs fresh copies of Binaries.
+	Layout func(ctx context.Context, side string, seed uint64, dst string) error
 	// OnlySide, when set, is the one side measured (a recording: its
 	// Binaries entry alone is needed); each pair is then a single run of
 	// it, with no order to draw.
@@ -137,7 +142,7 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 		return runFixed(ctx, o)
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
-	bins, err := newCopies()
+	bins, err := newRoundBinaries()
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +199,7 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 // gating ones, capturing the profiles the gating rounds did not: their
 // runs feed attribution and hints, never the statistics, and an invalid
 // one is not replaced.
-func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.Rand, bins *copies, clock *pace) ([]report.Run, error) {
+func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.Rand, bins *roundBinaries, clock *pace) ([]report.Run, error) {
 	if len(o.Config.Profiles) == 0 {
 		return runs, nil
 	}
@@ -218,13 +223,23 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 
 // measureUnit measures one round of a duet (a profile round when
 // profileRound), or one pair of sequential runs in a random order.
-func measureUnit(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand, bins *copies) ([]report.Run, error) {
-	binaries, done, err := bins.forRound(o.Binaries, round)
+func measureUnit(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand, bins *roundBinaries) ([]report.Run, error) {
+	binaries, seeds, done, err := bins.forRound(ctx, o, round)
 	defer done()
 	if err != nil {
 		return nil, err
 	}
 	o.Binaries = binaries
+	unit, err := measureRoundOf(ctx, o, round, profileRound, rng)
+	for i := range unit {
+		unit[i].LayoutSeed = seeds[unit[i].Side]
+	}
+	return unit, err
+}
+
+// measureRoundOf measures one round of a duet, or one pair of sequential
+// runs, on the round's binaries.
+func measureRoundOf(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand) ([]report.Run, error) {
 	if o.Duet {
 		if invalid, err := resetBefore(ctx, o, []string{Base, Head}, round, profileRound); invalid != nil || err != nil {
 			return invalid, err

@@ -43,11 +43,11 @@ func measure(ctx context.Context, o Options, side string, pair int) (report.Run,
 		return r, err
 	}
 	defer gen.Close()
-	if err := warmUp(ctx, o.Config, gen, []*probe{p}); err != nil {
+	if err := warmUp(ctx, o.Config, gen, []*probe{p}, []int{0}); err != nil {
 		p.abandon(ctx, err)
 		return r, err
 	}
-	if err := window(ctx, o.Config, []*probe{p}, func(out []*os.File) ([]load.Summary, error) {
+	if err := window(ctx, o.Config, []*probe{p}, []int{0}, func(out []*os.File) ([]load.Summary, error) {
 		s, err := gen.Attack(ctx, load.Attack{Name: "window", Duration: o.Config.Load.Duration.Std(), Out: out[0]})
 		return []load.Summary{s}, err
 	}); err != nil {
@@ -84,8 +84,9 @@ func profileClient(inst target.Instance, pprofPath string) *capture.Client {
 
 // warmUp warms the services up at the load rate and starts the windowed
 // profiles profileLead before the window (during the warm-up's tail when
-// it is long enough, otherwise in an idle pause after it).
-func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes []*probe) error {
+// it is long enough, otherwise in an idle pause after it), in order
+// (indexes into probes), as window reads them.
+func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes []*probe, order []int) error {
 	warmup := cfg.Load.Warmup.Std()
 	start := time.Now()
 	profilesAt := start.Add(max(0, warmup-profileLead))
@@ -108,7 +109,7 @@ func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes [
 			return err
 		}
 		seconds := int(math.Round(cfg.Load.Duration.Std().Seconds())) + 1
-		for _, p := range probes {
+		for _, p := range inOrder(probes, order) {
 			p.startProfiles(ctx, seconds)
 		}
 	}
@@ -138,16 +139,25 @@ func attackAll(ctx context.Context, gen load.Attacker, a load.Attack) ([]load.Su
 	return []load.Summary{s}, err
 }
 
-// window measures one window of every probe: the HTTP readings and then
-// the counters of all of them back to back at its start, the attack (with
-// the counters sampled every second), the counters back to back and then
-// the HTTP readings at its end, and finally the profiles.
-func window(ctx context.Context, cfg *config.Config, probes []*probe, attack func(out []*os.File) ([]load.Summary, error)) error {
+// window measures one window of every probe: at its start the retained
+// figures, the MemStats and then the counters of all of them, each kind
+// back to back; the attack (with the counters sampled every second); at
+// its end the counters, the MemStats and the retained figures, each kind
+// back to back; and finally the profiles. Every kind is read in the
+// order of order (indexes into probes, which stay in the attack's order):
+// a duet passes its round's random order, so that no side is always read
+// first (a fixed base-first order gave head's intervals a later end in
+// every round: a bias the rounds could not average away).
+func window(ctx context.Context, cfg *config.Config, probes []*probe, order []int, attack func(out []*os.File) ([]load.Summary, error)) error {
+	ordered := inOrder(probes, order)
 	t := time.Now()
-	for _, p := range probes {
-		p.readBeforeWindow(ctx)
+	for _, p := range ordered {
+		p.retainedAtStart(ctx)
 	}
-	for _, p := range probes {
+	for _, p := range ordered {
+		p.memStatsAtStart(ctx)
+	}
+	for _, p := range ordered {
 		if err := p.countersAtStart(); err != nil {
 			return err
 		}
@@ -184,16 +194,21 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, attack fun
 		return err
 	}
 	t = time.Now()
-	for _, p := range probes {
+	for _, p := range ordered {
 		if err := p.countersAtEnd(); err != nil {
 			return err
 		}
 	}
+	for _, p := range ordered {
+		p.memStatsAtEnd(ctx)
+	}
+	for _, p := range ordered {
+		p.retainedAtEnd(ctx)
+	}
 	for i, p := range probes {
-		p.readAfterWindow(ctx)
 		p.r.Seconds = seconds(samples[i], summaries[i])
 	}
-	for _, p := range probes {
+	for _, p := range ordered {
 		p.collectProfiles(ctx)
 	}
 	captureMs += ms(time.Since(t))
@@ -202,6 +217,15 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, attack fun
 		p.r.Timing.CaptureMs += captureMs
 	}
 	return ctx.Err()
+}
+
+// inOrder is probes in order (indexes into probes).
+func inOrder(probes []*probe, order []int) []*probe {
+	out := make([]*probe, len(order))
+	for i, j := range order {
+		out[i] = probes[j]
+	}
+	return out
 }
 
 // sleepUntil waits for t or for ctx to end.

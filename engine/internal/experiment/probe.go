@@ -17,9 +17,10 @@ import (
 
 // probe is one service process under measurement, from its start to its
 // stop: a sequential run has one, a duet round two. Its readings are split
-// by cost so that a duet can read both sides' counters back to back: the
-// HTTP reads (retained figures, MemStats) come first at the window's start
-// and last at its end, the cheap counter reads closest to the window.
+// by cost so that a duet can read each kind for both sides back to back:
+// the retained figures first at the window's start and last at its end,
+// MemStats next to the counters, the cheap counter reads closest to the
+// window.
 type probe struct {
 	cfg    *config.Config
 	inst   target.Instance
@@ -145,10 +146,11 @@ func (p *probe) startProfiles(ctx context.Context, seconds int) {
 	}
 }
 
-// readBeforeWindow takes the HTTP readings of the window's start: the
-// retained figures (after a forced GC, whose cost must land before the
-// window) and MemStats.
-func (p *probe) readBeforeWindow(ctx context.Context) {
+// retainedAtStart reads the retained figures at the window's start. Their
+// forced GC and the wait for a steady goroutine count (up to a second)
+// must land before the window, so a duet reads them first, for both sides,
+// before the MemStats and the counters.
+func (p *probe) retainedAtStart(ctx context.Context) {
 	if !p.hasPprof() {
 		return
 	}
@@ -157,6 +159,16 @@ func (p *probe) readBeforeWindow(ctx context.Context) {
 	if ret, err := p.client.Retained(ctx); err == nil {
 		p.readings.retainedStart = &ret
 	}
+}
+
+// memStatsAtStart reads MemStats at the window's start; a duet reads both
+// sides' back to back, right before the counters.
+func (p *probe) memStatsAtStart(ctx context.Context) {
+	if !p.hasPprof() {
+		return
+	}
+	ctx, cancel := p.whileAlive(ctx)
+	defer cancel()
 	if ms, err := p.client.MemStats(ctx); err == nil {
 		p.readings.memStatsStart = &ms
 	}
@@ -203,24 +215,30 @@ func (p *probe) countersAtEnd() error {
 	return nil
 }
 
-// readAfterWindow takes the HTTP readings of the window's end (MemStats,
-// then the retained figures, whose forced GC must come after everything
-// the window counts) and collects the profiles.
-func (p *probe) readAfterWindow(ctx context.Context) {
-	if p.crashed {
+// memStatsAtEnd reads MemStats at the window's end, right after the
+// counters.
+func (p *probe) memStatsAtEnd(ctx context.Context) {
+	if p.crashed || p.readings.memStatsStart == nil {
 		return
 	}
 	ctx, cancel := p.whileAlive(ctx)
 	defer cancel()
-	if p.readings.memStatsStart != nil {
-		if ms, err := p.client.MemStats(ctx); err == nil {
-			p.readings.memStatsEnd = &ms
-		}
+	if ms, err := p.client.MemStats(ctx); err == nil {
+		p.readings.memStatsEnd = &ms
 	}
-	if p.readings.retainedStart != nil {
-		if ret, err := p.client.Retained(ctx); err == nil {
-			p.readings.retainedEnd = &ret
-		}
+}
+
+// retainedAtEnd reads the retained figures at the window's end, after
+// every side's MemStats: its forced GC must come after everything the
+// window counts.
+func (p *probe) retainedAtEnd(ctx context.Context) {
+	if p.crashed || p.readings.retainedStart == nil {
+		return
+	}
+	ctx, cancel := p.whileAlive(ctx)
+	defer cancel()
+	if ret, err := p.client.Retained(ctx); err == nil {
+		p.readings.retainedEnd = &ret
 	}
 }
 

@@ -48,7 +48,8 @@ func TestReadingsOfAnExitedServiceDoNotWait(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		p.readBeforeWindow(context.Background())
+		p.retainedAtStart(context.Background())
+		p.memStatsAtStart(context.Background())
 	}()
 	time.Sleep(100 * time.Millisecond)
 	close(inst.exited)

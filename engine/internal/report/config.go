@@ -33,6 +33,14 @@ type Config struct {
 	// CPU; latency of the service alone). The kubernetes and kind targets
 	// run sequential and say so.
 	Experiment string `json:"experiment"`
+	// Layout is where each round's binaries get their function layout:
+	// random relinks base and head with a layout drawn for every round
+	// (the linker's -randlayout), so that an accident of layout, which
+	// moves CPU per request by about ±0.6% with no change to the code,
+	// averages out over the rounds instead of biasing the whole gate;
+	// build keeps each side's one build for every round (for a
+	// toolchain without the flag, or to measure the bias itself).
+	Layout string `json:"layout"`
 	// Pairs is the number of valid rounds (duet) or pairs (sequential) a
 	// gate measures before its first look at the statistics. A plain
 	// number, pairs: 10, sets pairs.min and pairs.max alike: a fixed

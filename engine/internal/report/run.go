@@ -35,6 +35,10 @@ type Run struct {
 	// comparison (docs/benchmarks.md), so the gating rounds capture none,
 	// and these rounds feed attribution and hints, never the statistics.
 	ProfileRound bool `json:"profile_round,omitempty"`
+	// LayoutSeed is the -randlayout seed this run's binary was linked with
+	// (a layout drawn for its round and side), 0 when the binary kept the
+	// layout of its build (a toolchain without the flag, or a recording).
+	LayoutSeed uint64 `json:"layout_seed,omitempty"`
 }
 
 // Compared reports whether a run's figures enter the statistics: it is

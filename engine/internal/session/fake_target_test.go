@@ -30,6 +30,7 @@ func gateOnFake(t *testing.T, tg *targettest.Fake, pairs int, prepare ...func(*i
 	cfg, err := config.Parse("perfgate.yml", []byte(`
 service: {package: ., args: ["-addr", "{addr}"]}
 experiment: sequential
+layout: build   # the binaries are stand-ins, with no source to relink
 load: {rate: 100, warmup: 0s, duration: 1s, requests: ["GET /a"]}
 profiles: []
 validity: {min_cpu_samples: 0, max_generator_cpu: 100%}

@@ -42,6 +42,9 @@ type invocation struct {
 	mainHistoryName string
 	// logFormat is LogPlain or LogGitHub (log groups).
 	logFormat string
+	// sources are the trees built, by side: the experiment relinks them
+	// with a layout per round.
+	sources map[string]string
 }
 
 // newInvocation starts a report in mode (report.ModeGate or ModeRecord)
@@ -149,7 +152,9 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 		return nil, err
 	}
 	binaries := map[string]string{}
+	g.sources = map[string]string{}
 	for _, t := range trees {
+		g.sources[t.side] = t.dir
 		var b report.Binary
 		err := g.group(fmt.Sprintf("perfgate: build %s (%s)", t.side, t.dir), func() error {
 			fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
@@ -226,17 +231,34 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 		fmt.Fprintf(g.stdout, ", seed %d", g.rep.Seed)
 	}
 	fmt.Fprintln(g.stdout)
+	var layout func(context.Context, string, uint64, string) error
+	if onlySide == "" && g.cfg.Layout == "random" {
+		layout = g.layouts(ctx)
+	}
 	if err := g.save(); err != nil {
 		return err
 	}
 	return g.group("perfgate: measure ("+plan+")", func() error {
 		_, err := experiment.Run(ctx, experiment.Options{
 			Config: g.cfg, Target: tg, Binaries: binaries, OnlySide: onlySide, OutDir: g.out, Seed: g.rep.Seed,
-			Duet: duet, GeneratorCPUs: generatorCPUs(env), ServiceCPUs: len(env.ServiceCPUs),
+			Duet: duet, GeneratorCPUs: generatorCPUs(env), ServiceCPUs: len(env.ServiceCPUs), Layout: layout,
 			Progress: g.stdout, Record: g.keepRun, Enough: g.decided, Reset: g.reset(resetDir),
 		})
 		return err
 	})
+}
+
+// layouts relinks a side's tree with a layout of its own for each round
+// (build.Layout), or is nil with a warning when the toolchain's linker
+// cannot randomize layouts.
+func (g *invocation) layouts(ctx context.Context) func(context.Context, string, uint64, string) error {
+	if !build.LayoutsSupported(ctx) {
+		g.warn("this Go toolchain's linker has no -randlayout (Go 1.23 and later have it): every round runs the one layout of each side's build, and a difference of layout alone (about ±0.6% CPU per request, docs/benchmarks.md) can bias this gate's CPU verdict; build with a newer Go")
+		return nil
+	}
+	return func(ctx context.Context, side string, seed uint64, dst string) error {
+		return build.Layout(ctx, side, g.sources[side], g.cfg.Service.Package, seed, dst)
+	}
 }
 
 // reset is service.reset as the experiment runs it, in dir and as the

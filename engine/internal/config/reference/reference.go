@@ -59,6 +59,7 @@ var allowed = map[string]struct {
 }{
 	"target":                 {"One of", config.Targets},
 	"experiment":             {"One of", config.Experiments},
+	"layout":                 {"One of", config.Layouts},
 	"profiles":               {"Any of", config.Profiles},
 	"load.requests[].method": {"One of", config.Methods},
 }

@@ -50,10 +50,38 @@ type Fake struct {
 	// container that would not go), and CloseErr returned by it.
 	CloseWarning string
 	CloseErr     error
+	// LogReads makes the fake keep every reading of its services in the
+	// order they were made (Reads): counter reads and pprof requests.
+	LogReads bool
 
 	mu      sync.Mutex
 	started int
+	reads   []Read
 	live    target.Live[*FakeInstance]
+}
+
+// Read is one reading of a service: "counters" or a pprof request's path
+// and query ("/debug/pprof/heap?debug=1").
+type Read struct {
+	Side string
+	Pair int
+	What string
+}
+
+// Reads are the readings of every service so far, in order (LogReads).
+func (f *Fake) Reads() []Read {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Read(nil), f.reads...)
+}
+
+func (f *Fake) logRead(i *FakeInstance, what string) {
+	if !f.LogReads {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads = append(f.reads, Read{Side: i.side, Pair: i.pair, What: what})
 }
 
 // Fault is something going wrong with one service at one request.
@@ -112,7 +140,7 @@ func (f *Fake) Start(_ context.Context, spec target.Spec) (target.Instance, erro
 	pair := (f.started + 1) / 2
 	f.mu.Unlock()
 	side := filepath.Base(spec.Binary)
-	i := &FakeInstance{fake: f, cost: f.CPUPerRequest[side].Nanoseconds(), exited: make(chan struct{})}
+	i := &FakeInstance{fake: f, side: side, pair: pair, cost: f.CPUPerRequest[side].Nanoseconds(), exited: make(chan struct{})}
 	for _, fault := range f.Faults {
 		if fault.Side == side && fault.Pair == pair {
 			i.faults = append(i.faults, fault)
@@ -120,8 +148,14 @@ func (f *Fake) Start(_ context.Context, spec target.Spec) (target.Instance, erro
 	}
 	mux := http.NewServeMux()
 	if f.Pprof {
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		logged := func(h http.HandlerFunc) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				f.logRead(i, r.URL.RequestURI())
+				h(w, r)
+			}
+		}
+		mux.HandleFunc("/debug/pprof/", logged(pprof.Index))
+		mux.HandleFunc("/debug/pprof/profile", logged(pprof.Profile))
 	} else {
 		mux.HandleFunc("/debug/pprof/", http.NotFound) // not a request of the load
 	}
@@ -139,6 +173,8 @@ func (f *Fake) Start(_ context.Context, spec target.Spec) (target.Instance, erro
 // FakeInstance is one fake service process.
 type FakeInstance struct {
 	fake     *Fake
+	side     string
+	pair     int
 	srv      *httptest.Server
 	cost     int64 // CPU nanoseconds per request
 	faults   []Fault
@@ -181,6 +217,7 @@ func (i *FakeInstance) serve() bool {
 }
 
 func (i *FakeInstance) Counters() (target.Counters, error) {
+	i.fake.logRead(i, "counters")
 	if i.crashed.Load() || i.countersGone.Load() {
 		return target.Counters{}, ErrCountersGone
 	}

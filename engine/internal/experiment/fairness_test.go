@@ -1,0 +1,130 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// readKind names what a reading of a service is for: the retained figures
+// (the settling goroutine count and the forced GCs), MemStats, or the
+// counters.
+func readKind(what string) string {
+	switch {
+	case what == "counters":
+		return "counters"
+	case strings.HasPrefix(what, "/debug/pprof/goroutine?debug=1"), strings.HasPrefix(what, "/debug/pprof/heap?gc=1"):
+		return "retained"
+	case strings.HasPrefix(what, "/debug/pprof/heap?debug=1"):
+		return "memstats"
+	}
+	return ""
+}
+
+// TestEveryReadingFollowsTheRoundsOrder: in every duet round, each kind of
+// reading is taken for the side that started first, then for the other,
+// at the window's start and again at its end; never base first in every
+// round. A fixed order gave one side's intervals a later end in every
+// round, a bias that no number of rounds averages away.
+func TestEveryReadingFollowsTheRoundsOrder(t *testing.T) {
+	tg := newFake(true)
+	tg.LogReads = true
+	l := runLoop(context.Background(), t, tg, duetConfig(t, 8, 8, 0), true, nil)
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	first := map[int]string{}
+	for _, r := range l.runs {
+		if r.Duet.StartedFirst {
+			first[r.Pair] = r.Side
+		}
+	}
+	headFirst := 0
+	for _, side := range first {
+		if side == Head {
+			headFirst++
+		}
+	}
+	if headFirst == 0 || headFirst == len(first) {
+		t.Fatalf("the seed drew the same side first in all %d rounds; the test needs both orders", len(first))
+	}
+	// Per round and kind, the sides in the order read, runs of one side
+	// counted once (the retained figures take several requests).
+	order := map[string][]string{}
+	for _, read := range tg.Reads() {
+		kind := readKind(read.What)
+		if kind == "" {
+			continue
+		}
+		key := fmt.Sprintf("round %d %s", read.Pair, kind)
+		if sides := order[key]; len(sides) == 0 || sides[len(sides)-1] != read.Side {
+			order[key] = append(sides, read.Side)
+		}
+	}
+	for round, f := range first {
+		other := map[string]string{Base: Head, Head: Base}[f]
+		for _, kind := range []string{"counters", "memstats", "retained"} {
+			key := fmt.Sprintf("round %d %s", round, kind)
+			sides := order[key]
+			if len(sides) < 4 || len(sides)%2 != 0 {
+				t.Errorf("%s: sides read %v, want %s and %s at both edges", key, sides, f, other)
+				continue
+			}
+			for i, side := range sides {
+				if want := []string{f, other}[i%2]; side != want {
+					t.Errorf("%s: sides read %v; %s started first, so every edge must read %s first", key, sides, f, f)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestEveryRoundRunsLayoutsOfItsOwn: with Options.Layout, every round's
+// base and head are linked with a layout of their own, drawn from the
+// gate's seed (so that --seed replays them) and recorded with each run.
+func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
+	var mu sync.Mutex
+	linked := map[uint64]string{}
+	layout := func(_ context.Context, side string, seed uint64, dst string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if other, ok := linked[seed]; ok {
+			return fmt.Errorf("seed %d linked twice (%s and %s)", seed, other, side)
+		}
+		linked[seed] = side
+		// The fake target tells the sides by the binary's base name.
+		return os.WriteFile(dst, []byte("a "+side+" layout"), 0o755)
+	}
+	cfg := duetConfig(t, 3, 3, 1)
+	for _, seed := range []uint64{7, 8} {
+		runs, err := Run(context.Background(), Options{
+			Config: cfg, Target: newFake(true), Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: seed, Duet: true,
+			GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard, Layout: layout,
+			Record: func(report.Run) error { return nil },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 8 {
+			t.Fatalf("seed %d: %d runs, want 3 gating and 1 profile round of 2", seed, len(runs))
+		}
+		for _, r := range runs {
+			if want := layoutSeed(seed, r.Pair, r.Side); r.LayoutSeed != want || linked[want] != r.Side {
+				t.Errorf("seed %d, %s of round %d: layout seed %d, want %d linked for it (linked: %v)", seed, r.Side, r.Pair, r.LayoutSeed, want, linked)
+			}
+		}
+	}
+	if len(linked) != 16 {
+		t.Errorf("%d layouts linked, want 16 distinct ones (2 gates of 4 rounds of 2 sides)", len(linked))
+	}
+	if layoutSeed(7, 1, Base) != layoutSeed(7, 1, Base) || layoutSeed(7, 1, Base) == 0 || layoutSeed(7, 1, Base) >= 1<<63 {
+		t.Error("layoutSeed is not a stable, positive int64")
+	}
+}

@@ -1,0 +1,124 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege"
+)
+
+// roundBinaries gives every round binaries of its own: each side relinked
+// with a layout drawn for the round (Options.Layout), or, without it, a
+// fresh copy of each side's build.
+//
+// Two reasons, both measured. A binary's layout moves a service's CPU per
+// request by about ±0.6%, and a pull request changes it even where it
+// does not touch the hot path (docs/benchmarks.md, "Layout bias"); one
+// layout per side for the whole gate would be a bias the rounds cannot
+// average away, a layout per round is noise between rounds. And two
+// byte-identical builds in two files measured a steady 0.5-1.4% apart in
+// A/A duets on the local target, the same sign in most rounds of a gate:
+// each file's text sits in its own page-cache pages, placed once and
+// reused by every process started from it. A new file per round turns
+// that into noise as well ("Duet noise and bias").
+type roundBinaries struct {
+	dir string
+}
+
+func newRoundBinaries() (*roundBinaries, error) {
+	dir, err := os.MkdirTemp("", "perfgate-round-bin-")
+	if err != nil {
+		return nil, err
+	}
+	// The unprivileged service user must reach its binary (see gate's build).
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &roundBinaries{dir: dir}, nil
+}
+
+// forRound makes round's binaries of every side of o.Binaries in a
+// directory of the round's own, and returns them by side with the layout
+// seed of each (0 for a copy); done removes them once the round's
+// processes have stopped. Both sides link at once, before the round
+// starts: nothing is measured while the linker runs.
+func (rb *roundBinaries) forRound(ctx context.Context, o Options, round int) (map[string]string, map[string]uint64, func(), error) {
+	dir := filepath.Join(rb.dir, fmt.Sprintf("round-%02d", round))
+	done := func() { os.RemoveAll(dir) }
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, done, err
+	}
+	// Under sudo the invoking user links into it (build.Layout).
+	if err := privilege.GiveToInvoker(dir); err != nil {
+		return nil, nil, done, err
+	}
+	paths := make(map[string]string, len(o.Binaries))
+	seeds := make(map[string]uint64, len(o.Binaries))
+	errs := make(map[string]error, len(o.Binaries))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for side, src := range o.Binaries {
+		dst := filepath.Join(dir, filepath.Base(src))
+		paths[side] = dst
+		var seed uint64
+		if o.Layout != nil {
+			seed = layoutSeed(o.Seed, round, side)
+			seeds[side] = seed
+		}
+		wg.Go(func() {
+			var err error
+			if o.Layout != nil {
+				err = o.Layout(ctx, side, seed, dst)
+			} else {
+				err = copyFile(src, dst)
+			}
+			if err != nil {
+				mu.Lock()
+				errs[side] = fmt.Errorf("make the %s binary of round %d: %w", side, round, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	for _, side := range []string{Base, Head} {
+		if err := errs[side]; err != nil {
+			return nil, nil, done, err
+		}
+	}
+	return paths, seeds, done, nil
+}
+
+// close removes every round's binaries.
+func (rb *roundBinaries) close() { os.RemoveAll(rb.dir) }
+
+// layoutSeed is the layout of side's binary in round: a function of the
+// gate's seed, so that --seed replays every round's layouts; positive as
+// the linker's int64 flag, and never 0 (its "keep the layout").
+func layoutSeed(seed uint64, round int, side string) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "layout/%d/%d/%s", seed, round, side)
+	return h.Sum64()>>1 | 1
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
