@@ -158,13 +158,14 @@ def figure(run, key):
 
 
 def valid_pairs(report):
-    """valid_pairs yields (pair, base run, head run) for every round with
-    both sides valid, in pair order."""
+    """valid_pairs yields (pair, base run, head run) for every gating round
+    with both sides valid, in pair order: a duet's profile rounds never
+    enter the statistics (and profiling makes them noisier)."""
     if not report:
         return
     by = {}
     for run in report.get("runs") or []:
-        if isinstance(run, dict) and run.get("valid") and "pair" in run and "side" in run:
+        if isinstance(run, dict) and run.get("valid") and not run.get("profile_round") and "pair" in run and "side" in run:
             by.setdefault(run["pair"], {})[run["side"]] = run
     for pair in sorted(by):
         sides = by[pair]
