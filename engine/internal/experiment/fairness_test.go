@@ -124,7 +124,11 @@ func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
 	if len(linked) != 16 {
 		t.Errorf("%d layouts linked, want 16 distinct ones (2 gates of 4 rounds of 2 sides)", len(linked))
 	}
-	if layoutSeed(7, 1, Base) != layoutSeed(7, 1, Base) || layoutSeed(7, 1, Base) == 0 || layoutSeed(7, 1, Base) >= 1<<63 {
-		t.Error("layoutSeed is not a stable, positive int64")
+	for round := 1; round <= 100; round++ {
+		for _, side := range []string{Base, Head} {
+			if s := layoutSeed(7, round, side); s == 0 || s >= 1<<63 {
+				t.Fatalf("layoutSeed(7, %d, %s) = %d: the linker takes an int64 above 0", round, side, s)
+			}
+		}
 	}
 }
