@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -33,9 +34,11 @@ func readKind(what string) string {
 // round. A fixed order gave one side's intervals a later end in every
 // round, a bias that no number of rounds averages away.
 func TestEveryReadingFollowsTheRoundsOrder(t *testing.T) {
+	before := runtime.NumGoroutine()
+	defer noGoroutinesLeft(t, before)
 	tg := newFake(true)
 	tg.LogReads = true
-	l := runLoop(context.Background(), t, tg, duetConfig(t, 8, 8, 0), true, nil)
+	l := runLoop(context.Background(), t, tg, duetConfig(t, 4, 4, 0), true, nil)
 	if l.err != nil {
 		t.Fatal(l.err)
 	}
@@ -90,6 +93,8 @@ func TestEveryReadingFollowsTheRoundsOrder(t *testing.T) {
 // base and head are linked with a layout of their own, drawn from the
 // gate's seed (so that --seed replays them) and recorded with each run.
 func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
+	before := runtime.NumGoroutine()
+	defer noGoroutinesLeft(t, before)
 	var mu sync.Mutex
 	linked := map[uint64]string{}
 	layout := func(_ context.Context, side string, seed uint64, dst string) error {
@@ -104,8 +109,9 @@ func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
 	}
 	cfg := duetConfig(t, 3, 3, 1)
 	for _, seed := range []uint64{7, 8} {
+		// Without pprof: the layouts are the point, not the readings.
 		runs, err := Run(context.Background(), Options{
-			Config: cfg, Target: newFake(true), Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: seed, Duet: true,
+			Config: cfg, Target: newFake(false), Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: seed, Duet: true,
 			GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard, Layout: layout,
 			Record: func(report.Run) error { return nil },
 		})
