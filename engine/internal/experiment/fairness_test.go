@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -136,5 +137,31 @@ func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
 				t.Fatalf("layoutSeed(7, %d, %s) = %d: the linker takes an int64 above 0", round, side, s)
 			}
 		}
+	}
+}
+
+// TestInterruptedWhileLinkingIsAnInterruption: an interruption kills the
+// linker of the next round's layouts; the experiment must end as
+// interrupted, never as a failed build.
+func TestInterruptedWhileLinkingIsAnInterruption(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	layout := func(_ context.Context, side string, seed uint64, dst string) error {
+		if seed == layoutSeed(7, 2, side) {
+			cancel()
+			return errors.New("building " + side + " failed: signal: killed")
+		}
+		return os.WriteFile(dst, []byte("a "+side+" layout"), 0o755)
+	}
+	runs, err := Run(ctx, Options{
+		Config: duetConfig(t, 3, 3, 0), Target: newFake(false), Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: 7, Duet: true,
+		GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard, Layout: layout,
+		Record: func(report.Run) error { return nil },
+	})
+	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "failed") {
+		t.Fatalf("err = %v, want the interruption itself", err)
+	}
+	if len(runs) != 2 {
+		t.Errorf("%d runs, want round 1's two kept", len(runs))
 	}
 }

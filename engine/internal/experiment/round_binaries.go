@@ -86,6 +86,11 @@ func (rb *roundBinaries) forRound(ctx context.Context, o Options, round int) (ma
 		})
 	}
 	wg.Wait()
+	// An interruption kills the linker: that is the interruption, not a
+	// failed build.
+	if err := ctx.Err(); err != nil {
+		return nil, nil, done, err
+	}
 	for _, side := range []string{Base, Head} {
 		if err := errs[side]; err != nil {
 			return nil, nil, done, err
