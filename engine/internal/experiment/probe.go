@@ -151,27 +151,39 @@ func (p *probe) startProfiles(ctx context.Context, seconds int) {
 // must land before the window, so a duet reads them first, for both sides,
 // before the MemStats and the counters.
 func (p *probe) retainedAtStart(ctx context.Context) {
-	if !p.hasPprof() {
-		return
-	}
-	ctx, cancel := p.whileAlive(ctx)
-	defer cancel()
-	if ret, err := p.client.Retained(ctx); err == nil {
-		p.readings.retainedStart = &ret
+	if p.hasPprof() {
+		p.readings.retainedStart = p.retained(ctx)
 	}
 }
 
 // memStatsAtStart reads MemStats at the window's start; a duet reads both
 // sides' back to back, right before the counters.
 func (p *probe) memStatsAtStart(ctx context.Context) {
-	if !p.hasPprof() {
-		return
+	if p.hasPprof() {
+		p.readings.memStatsStart = p.memStats(ctx)
 	}
+}
+
+// retained reads the retained figures while the service lives; nil when
+// they cannot be read.
+func (p *probe) retained(ctx context.Context) *report.Retained {
+	ctx, cancel := p.whileAlive(ctx)
+	defer cancel()
+	if ret, err := p.client.Retained(ctx); err == nil {
+		return &ret
+	}
+	return nil
+}
+
+// memStats reads MemStats while the service lives; nil when they cannot be
+// read.
+func (p *probe) memStats(ctx context.Context) *capture.MemStats {
 	ctx, cancel := p.whileAlive(ctx)
 	defer cancel()
 	if ms, err := p.client.MemStats(ctx); err == nil {
-		p.readings.memStatsStart = &ms
+		return &ms
 	}
+	return nil
 }
 
 // countersAtStart reads the counters at the window's start. A process
@@ -218,13 +230,8 @@ func (p *probe) countersAtEnd() error {
 // memStatsAtEnd reads MemStats at the window's end, right after the
 // counters.
 func (p *probe) memStatsAtEnd(ctx context.Context) {
-	if p.crashed || p.readings.memStatsStart == nil {
-		return
-	}
-	ctx, cancel := p.whileAlive(ctx)
-	defer cancel()
-	if ms, err := p.client.MemStats(ctx); err == nil {
-		p.readings.memStatsEnd = &ms
+	if !p.crashed && p.readings.memStatsStart != nil {
+		p.readings.memStatsEnd = p.memStats(ctx)
 	}
 }
 
@@ -232,13 +239,8 @@ func (p *probe) memStatsAtEnd(ctx context.Context) {
 // every side's MemStats: its forced GC must come after everything the
 // window counts.
 func (p *probe) retainedAtEnd(ctx context.Context) {
-	if p.crashed || p.readings.retainedStart == nil {
-		return
-	}
-	ctx, cancel := p.whileAlive(ctx)
-	defer cancel()
-	if ret, err := p.client.Retained(ctx); err == nil {
-		p.readings.retainedEnd = &ret
+	if !p.crashed && p.readings.retainedStart != nil {
+		p.readings.retainedEnd = p.retained(ctx)
 	}
 }
 
