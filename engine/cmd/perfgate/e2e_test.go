@@ -42,6 +42,15 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 	if gating != 12 || profiling != 6 || rep.Experiment != "duet" {
 		t.Fatalf("%s: %d gating and %d profile runs, want a duet of 12 and 6", rep.Experiment, gating, profiling)
 	}
+	// The default layout: random, every run a binary relinked with a
+	// layout of its own (shortExperiment's plumbing tests keep their builds).
+	seeds := map[uint64]bool{}
+	for _, r := range rep.Runs {
+		seeds[r.LayoutSeed] = true
+	}
+	if len(seeds) != len(rep.Runs) || seeds[0] {
+		t.Errorf("%d distinct layout seeds over %d runs (0 among them: %v), want one per run", len(seeds), len(rep.Runs), seeds[0])
+	}
 	for _, m := range rep.Metrics {
 		if m.Name == "allocs" && (m.Outcome != "regression" || m.Delta < 0.2 || m.CI[0] < 0.1 || m.Pairs != 6) {
 			t.Errorf("allocs: %+v, want a regression of about +37%%", m)
