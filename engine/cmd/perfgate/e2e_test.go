@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -249,6 +250,52 @@ func TestGateTinyMemoryLimitIsInvalidOOM(t *testing.T) {
 	}
 	if !hasHint(g.report, "oom-killed") {
 		t.Errorf("no oom-killed hint: %+v", g.report.Hints)
+	}
+	if l := leftovers(t); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}
+
+// A head whose service fails in every round (here: every POST /order
+// answers 500, a third of the requests) is a regression, not an invalid
+// measurement: the gate goes on past three invalid rounds to the five
+// whose one-sided failures are significant at alpha 0.1 in a family of
+// two (verdict.FailureStreak), and says how the service failed.
+func TestGateHeadFailingEveryRoundIsARegression(t *testing.T) {
+	head := regressedHead(t, "")
+	order := filepath.Join(head, "internal", "httpapi", "order.go")
+	src, err := os.ReadFile(order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := "func (s *Server) handleOrder(w http.ResponseWriter, r *http.Request) {\n"
+	if !bytes.Contains(src, []byte(entry)) {
+		t.Fatalf("%s has no %q: the example service changed", order, entry)
+	}
+	planted := bytes.Replace(src, []byte(entry), []byte(entry+"\ts.writeError(w, http.StatusInternalServerError, \"planted failure\")\n\treturn\n"), 1)
+	if err := os.WriteFile(order, planted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := runGateCommand(t, writeConfig(t, fmt.Sprintf(shortExperiment, "30s", "256Mi")), exampleService(t), head)
+	if g.code != 1 || g.report == nil || g.report.Verdict != "regression" {
+		t.Fatalf("exit %d, want 1 with verdict regression\n%s", g.code, g.stdout)
+	}
+	rep := g.report
+	for _, want := range []string{"failures: head's service failed in 5 of 5 rounds, base's in 0", "head: error rate 33.", "no other metric could be compared"} {
+		if !strings.Contains(rep.Reason, want) {
+			t.Errorf("reason %q\nwant it to contain %q", rep.Reason, want)
+		}
+	}
+	if len(rep.Metrics) != 1 || rep.Metrics[0].Name != "failures" || rep.Metrics[0].Outcome != "regression" {
+		t.Errorf("metrics %+v, want failures alone, a regression", rep.Metrics)
+	}
+	if len(rep.Runs) != 10 {
+		t.Fatalf("%d runs, want the 5 rounds' 10", len(rep.Runs))
+	}
+	for _, r := range rep.Runs {
+		if r.Valid || r.ServiceFailed != (r.Side == "head") {
+			t.Errorf("%s/%d: valid %v, service failed %v (%q); want only head's service failed", r.Side, r.Pair, r.Valid, r.ServiceFailed, r.InvalidReasons)
+		}
 	}
 	if l := leftovers(t); len(l) > 0 {
 		t.Errorf("left behind: %v", l)

@@ -31,7 +31,8 @@ const (
 
 // giveUpAfter is how many invalid runs in a row of one side end the
 // experiment early: the rest would be invalid for the same reason, and a
-// user should not wait minutes to learn it.
+// user should not wait minutes to learn it. Rounds in which the same side's
+// service alone failed go on to Options.FailureStreak: they are evidence.
 const giveUpAfter = 3
 
 // Options are one experiment.
@@ -63,6 +64,12 @@ type Options struct {
 	// (Config.Pairs) whether the runs so far decide the gate; nil runs
 	// the maximum (Config.MaxPairs, at least Config.Pairs) valid ones.
 	Enough func(runs []report.Run) bool
+	// FailureStreak is how many rounds in a row in which the same side's
+	// service alone failed (report.Run.ServiceFailed) a comparison
+	// measures before it gives up: enough for the failures comparison to
+	// call them significant (verdict.FailureStreak). Below giveUpAfter,
+	// giveUpAfter.
+	FailureStreak int
 	// Progress receives one line per run.
 	Progress io.Writer
 	// Record is called with every run as soon as it is measured, so
@@ -89,7 +96,9 @@ func (e *StartFailure) Unwrap() error { return e.Err }
 // invalid: one side's, or a duet's rounds.
 type GaveUp struct {
 	// Side is base, head, or "duet" for rounds.
-	Side   string
+	Side string
+	// InARow is how many were invalid in a row.
+	InARow int
 	Reason string
 }
 
@@ -98,7 +107,7 @@ func (e *GaveUp) Error() string {
 	if e.Side == "duet" {
 		what = "duet rounds"
 	}
-	return fmt.Sprintf("stopped early: %d %s in a row were invalid (last: %s)", giveUpAfter, what, e.Reason)
+	return fmt.Sprintf("stopped early: %d %s in a row were invalid (last: %s)", e.InARow, what, e.Reason)
 }
 
 // Schedule is the order of the runs: for each pair, which side goes first.
@@ -148,9 +157,10 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 	}
 	defer bins.close()
 	minValid, maxValid := o.Config.Pairs, max(o.Config.Pairs, o.Config.MaxPairs)
-	attempts := maxValid + max(giveUpAfter, maxValid/2)
+	attempts := maxValid + max(giveUpAfter, o.FailureStreak, maxValid/2)
 	var runs []report.Run
-	valid, invalidInARow := 0, 0
+	valid := 0
+	var invalid invalidStreak
 	clock := newPace()
 	profiling := 0
 	if o.Duet && len(o.Config.Profiles) > 0 {
@@ -174,16 +184,16 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 			return runs, ctx.Err()
 		}
 		if bad := firstInvalid(unit); bad != nil {
-			if invalidInARow++; invalidInARow >= giveUpAfter {
+			if invalid.add(unit); invalid.inARow >= invalid.limit(o) {
 				side := bad.Side
 				if o.Duet {
 					side = "duet"
 				}
-				return runs, &GaveUp{Side: side, Reason: bad.InvalidReasons[0]}
+				return runs, &GaveUp{Side: side, InARow: invalid.inARow, Reason: bad.InvalidReasons[0]}
 			}
 			continue
 		}
-		invalidInARow = 0
+		invalid = invalidStreak{}
 		valid++
 		if valid >= minValid && o.Enough != nil && o.Enough(runs) {
 			break
@@ -288,6 +298,44 @@ func keep(o Options, runs, unit []report.Run, validBefore, maxValid int, eta str
 	return runs, nil
 }
 
+// invalidStreak is the invalid rounds (pairs) in a row, and the side whose
+// service alone failed in every one of them ("" when not one side).
+type invalidStreak struct {
+	inARow   int
+	oneSided string
+}
+
+func (s *invalidStreak) add(unit []report.Run) {
+	switch failed := failedAlone(unit); {
+	case s.inARow == 0:
+		s.oneSided = failed
+	case s.oneSided != failed:
+		s.oneSided = ""
+	}
+	s.inARow++
+}
+
+// limit is how long the streak may grow: giveUpAfter, or FailureStreak
+// while the same side's service alone failed in every round.
+func (s *invalidStreak) limit(o Options) int {
+	if s.oneSided != "" {
+		return max(giveUpAfter, o.FailureStreak)
+	}
+	return giveUpAfter
+}
+
+// failedAlone is the side whose service alone failed in a round (pair) of
+// two runs, or "".
+func failedAlone(unit []report.Run) string {
+	if len(unit) != 2 || unit[0].ServiceFailed == unit[1].ServiceFailed {
+		return ""
+	}
+	if unit[0].ServiceFailed {
+		return unit[0].Side
+	}
+	return unit[1].Side
+}
+
 // firstInvalid is the first invalid run of a round (pair), or nil.
 func firstInvalid(unit []report.Run) *report.Run {
 	for i := range unit {
@@ -324,7 +372,7 @@ func runFixed(ctx context.Context, o Options) ([]report.Run, error) {
 			if r.Valid {
 				invalidInARow[side] = 0
 			} else if invalidInARow[side]++; invalidInARow[side] >= giveUpAfter {
-				return runs, &GaveUp{Side: side, Reason: r.InvalidReasons[0]}
+				return runs, &GaveUp{Side: side, InARow: invalidInARow[side], Reason: r.InvalidReasons[0]}
 			}
 		}
 	}

@@ -282,7 +282,7 @@ func (p *probe) finish(generatorCPUs int) {
 	r.Figures = figures(p.crashed, p.readings, generatorCPUs)
 	// A service that died after the window (encoding a profile, shutting
 	// down) was still not healthy: the run is invalid all the same.
-	r.InvalidReasons = invalidReasons(p.cfg, *r, p.crashed || r.Exit.ExitedOnItsOwn)
+	r.InvalidReasons, r.ServiceFailed = invalidReasons(p.cfg, *r, p.crashed || r.Exit.ExitedOnItsOwn)
 	r.Valid = len(r.InvalidReasons) == 0
 	r.Timing.TotalMs = ms(time.Since(p.began))
 	r.Timing.OverheadMs = r.Timing.TotalMs - r.Timing.WarmupMs - r.Timing.WindowMs

@@ -43,6 +43,12 @@ type loop struct {
 // sequential pairs, with cfg's windows.
 func runLoop(ctx context.Context, t *testing.T, tg *targettest.Fake, cfg *config.Config, duet bool, enough func([]report.Run) bool) loop {
 	t.Helper()
+	return runLoopWith(ctx, t, tg, cfg, duet, enough, nil)
+}
+
+// runLoopWith is runLoop with the options changed by set (when not nil).
+func runLoopWith(ctx context.Context, t *testing.T, tg *targettest.Fake, cfg *config.Config, duet bool, enough func([]report.Run) bool, set func(*Options)) loop {
+	t.Helper()
 	dir := t.TempDir()
 	bins := map[string]string{Base: filepath.Join(dir, Base), Head: filepath.Join(dir, Head)}
 	for _, b := range bins {
@@ -53,11 +59,15 @@ func runLoop(ctx context.Context, t *testing.T, tg *targettest.Fake, cfg *config
 	var l loop
 	began := time.Now()
 	l.began = began
-	l.runs, l.err = Run(ctx, Options{
+	o := Options{
 		Config: cfg, Target: tg, Binaries: bins, OutDir: t.TempDir(), Seed: 7, Duet: duet,
 		GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard, Enough: enough,
 		Record: func(r report.Run) error { l.recorded = append(l.recorded, r); return nil },
-	})
+	}
+	if set != nil {
+		set(&o)
+	}
+	l.runs, l.err = Run(ctx, o)
 	l.took = time.Since(began)
 	return l
 }

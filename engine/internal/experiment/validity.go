@@ -13,25 +13,48 @@ import (
 
 // invalidReasons applies the validity rules (docs/report-schema.md, "When a
 // run is invalid"): a run that fails any of them is reported with the
-// reasons and never compared.
-func invalidReasons(cfg *config.Config, r report.Run, crashed bool) []string {
-	var reasons []string
-	v := cfg.Validity
-	f := r.Figures
-	// A dead service explains every other symptom (no load served, no
-	// counters), so its reason stands alone.
+// reasons and never compared. serviceFailed says whether the service
+// itself failed (serviceFailures), which makes the run evidence against
+// its side rather than only a lost measurement.
+func invalidReasons(cfg *config.Config, r report.Run, crashed bool) (reasons []string, serviceFailed bool) {
+	failures := serviceFailures(cfg, r, crashed)
+	if r.Exit.OOMKilled || crashed {
+		return failures, true
+	}
+	return append(failures, measurementFailures(cfg, r)...), len(failures) > 0
+}
+
+// serviceFailures are the rules the service breaks by itself, the same
+// under any load generator and machine: it died, it erred, or it could not
+// keep up with the rate. A dead service explains every other symptom (no
+// load served, no counters), so its reason stands alone.
+func serviceFailures(cfg *config.Config, r report.Run, crashed bool) []string {
 	switch {
 	case r.Exit.OOMKilled:
 		return []string{fmt.Sprintf("OOM-killed (memory limit %s)", cfg.Resources.Memory)}
 	case crashed:
 		return []string{"crashed during the run: " + exitText(r)}
 	}
+	var reasons []string
+	v := cfg.Validity
+	f := r.Figures
 	if min := float64(v.MinRate) * cfg.Load.Rate; f.AchievedRate < min {
 		reasons = append(reasons, fmt.Sprintf("achieved rate %.1f/s is below %s of the target %g/s", f.AchievedRate, v.MinRate, cfg.Load.Rate))
 	}
 	if f.ErrorRate > float64(v.MaxErrors) {
 		reasons = append(reasons, fmt.Sprintf("error rate %.2f%% is above the allowed %s (%s)", 100*f.ErrorRate, v.MaxErrors, errorSummary(r.Load)))
 	}
+	return reasons
+}
+
+// measurementFailures are the rules that protect the measurement itself:
+// the load generator kept its schedule, the profiles did not overlap the
+// window's counters, the CPU profile has enough samples. Breaking them
+// says nothing against the service.
+func measurementFailures(cfg *config.Config, r report.Run) []string {
+	var reasons []string
+	v := cfg.Validity
+	f := r.Figures
 	if f.GeneratorCPURatio > float64(v.MaxGeneratorCPU) {
 		reasons = append(reasons, fmt.Sprintf("load generator saturated: it used %.0f%% of its CPUs (limit %s)", 100*f.GeneratorCPURatio, v.MaxGeneratorCPU))
 	} else if lag := r.Load.PacerLagP99; lag > maxPacerLag {

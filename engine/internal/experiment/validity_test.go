@@ -36,6 +36,9 @@ func TestInvalidReasons(t *testing.T) {
 		run     func(*report.Run)
 		crashed bool
 		want    []string
+		// failed: the service itself failed (evidence against its side),
+		// not only the measurement.
+		failed bool
 	}{
 		{name: "healthy run"},
 		{
@@ -46,6 +49,7 @@ func TestInvalidReasons(t *testing.T) {
 			},
 			crashed: true,
 			want:    []string{"OOM-killed (memory limit 256Mi)"},
+			failed:  true,
 		},
 		{
 			name: "crash by signal stands alone",
@@ -55,27 +59,31 @@ func TestInvalidReasons(t *testing.T) {
 			},
 			crashed: true,
 			want:    []string{"crashed during the run: signal SIGSEGV"},
+			failed:  true,
 		},
 		{
 			name:    "crash by exit code",
 			run:     func(r *report.Run) { r.Exit = report.Exit{ExitedOnItsOwn: true, Code: 2} },
 			crashed: true,
 			want:    []string{"crashed during the run: exit code 2"},
+			failed:  true,
 		},
 		{
-			name: "rate below 99%",
-			run:  func(r *report.Run) { r.Figures.AchievedRate = 494.9 },
-			want: []string{"achieved rate 494.9/s is below 99% of the target 500/s"},
+			name:   "rate below 99%",
+			run:    func(r *report.Run) { r.Figures.AchievedRate = 494.9 },
+			want:   []string{"achieved rate 494.9/s is below 99% of the target 500/s"},
+			failed: true,
 		},
 		{
 			name: "rate at exactly 99%",
 			run:  func(r *report.Run) { r.Figures.AchievedRate = 495 },
 		},
 		{
-			name: "rate rule follows the configuration",
-			cfg:  func(c *config.Config) { c.Validity.MinRate = 0.5; c.Load.Rate = 100 },
-			run:  func(r *report.Run) { r.Figures.AchievedRate = 49 },
-			want: []string{"achieved rate 49.0/s is below 50% of the target 100/s"},
+			name:   "rate rule follows the configuration",
+			cfg:    func(c *config.Config) { c.Validity.MinRate = 0.5; c.Load.Rate = 100 },
+			run:    func(r *report.Run) { r.Figures.AchievedRate = 49 },
+			want:   []string{"achieved rate 49.0/s is below 50% of the target 100/s"},
+			failed: true,
 		},
 		{
 			name: "error rate above allowed",
@@ -84,7 +92,8 @@ func TestInvalidReasons(t *testing.T) {
 				r.Load.StatusCodes = map[string]int{"200": 4850, "503": 100, "500": 25, "0": 25}
 				r.Load.Errors = []string{`Get "http://127.0.0.1:1/x": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, "500 Internal Server Error"}
 			},
-			want: []string{`error rate 3.00% is above the allowed 1% (status 0 ×25, status 500 ×25, status 503 ×100, e.g. Get "http://127.0.0.1:1/x": context deadline exceeded (Client.Timeout exceeded while awaiting headers))`},
+			want:   []string{`error rate 3.00% is above the allowed 1% (status 0 ×25, status 500 ×25, status 503 ×100, e.g. Get "http://127.0.0.1:1/x": context deadline exceeded (Client.Timeout exceeded while awaiting headers))`},
+			failed: true,
 		},
 		{
 			name: "long error message is cut",
@@ -93,7 +102,8 @@ func TestInvalidReasons(t *testing.T) {
 				r.Load.StatusCodes = map[string]int{"0": 5000}
 				r.Load.Errors = []string{strings.Repeat("x", 200)}
 			},
-			want: []string{"error rate 100.00% is above the allowed 1% (status 0 ×5000, e.g. " + strings.Repeat("x", 120) + "…)"},
+			want:   []string{"error rate 100.00% is above the allowed 1% (status 0 ×5000, e.g. " + strings.Repeat("x", 120) + "…)"},
+			failed: true,
 		},
 		{
 			name: "error rate at exactly the limit",
@@ -171,6 +181,7 @@ func TestInvalidReasons(t *testing.T) {
 				"the cpu profile ended before the window's counters were read, so its own work was counted; the service answered too slowly after the window",
 				"too few CPU samples: 3 in the profile, 20 needed; lengthen load.duration or raise load.rate",
 			},
+			failed: true,
 		},
 	}
 	for _, tt := range tests {
@@ -183,9 +194,12 @@ func TestInvalidReasons(t *testing.T) {
 			if tt.run != nil {
 				tt.run(&r)
 			}
-			got := invalidReasons(cfg, r, tt.crashed)
+			got, failed := invalidReasons(cfg, r, tt.crashed)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("reasons:\n%q\nwant:\n%q", got, tt.want)
+			}
+			if failed != tt.failed {
+				t.Errorf("service failed: %v, want %v", failed, tt.failed)
 			}
 		})
 	}

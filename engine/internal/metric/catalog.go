@@ -17,7 +17,9 @@ var (
 	Bytes = &Metric{Name: "bytes", Unit: "B/req", Title: "bytes allocated per request", Value: func(f report.Figures) (float64, bool) { return optional(f.BytesPerRequest) }, Scale: Relative, Display: BinaryBytes, Portable: true,
 		Gate:  &Gate{Key: "gate.bytes", Threshold: func(g config.Gate) float64 { return float64(g.Bytes) }},
 		Bench: &Bench{Unit: "B/req", Factor: 1, Digits: 1}}
-	Errors = &Metric{Name: "errors", Unit: "ratio", Title: "error rate", Value: func(f report.Figures) (float64, bool) { return f.ErrorRate, true }, Scale: Absolute, Display: Percentage,
+	// Errors are compared over every round, valid or not: a round made
+	// invalid by head's errors is the errors metric's own evidence.
+	Errors = &Metric{Name: "errors", Unit: "ratio", Title: "error rate", Value: func(f report.Figures) (float64, bool) { return f.ErrorRate, true }, Scale: Absolute, Display: Percentage, AllRounds: true,
 		Gate:  &Gate{Key: "gate.errors", Threshold: func(g config.Gate) float64 { return float64(g.Errors) }},
 		Bench: &Bench{Unit: "errors/req", Factor: 1, Digits: 6}}
 	// Goroutines and Heap are leaks: what a window's requests left alive.
@@ -45,6 +47,16 @@ var (
 
 // Catalog is every metric, in the order tables show them.
 var Catalog = []*Metric{CPU, Allocs, Bytes, Errors, Goroutines, Heap, GC, LatencyP50, LatencyP90, LatencyP99, LatencyMax, Throughput, Throttled, MemoryPeak}
+
+// Failures is the share of rounds in which a side's service failed
+// (report.Run.ServiceFailed: OOM-killed, crashed, too many errors, too
+// slow for the rate). It is not a figure of one run, so it is not in the
+// Catalog, has no Value and no median: verdict counts the rounds. It
+// always gates, and any significant excess of head's failures over base's
+// is a regression: a service that fails more often is never a change too
+// small to matter.
+var Failures = &Metric{Name: "failures", Unit: "ratio", Title: "rounds in which the service failed", Scale: Absolute, Display: Percentage,
+	Gate: &Gate{Threshold: func(config.Gate) float64 { return 0 }}}
 
 // measured is CPU per request, which a run has unless its service died
 // before the window's counters were read.

@@ -52,9 +52,14 @@ type Metric struct {
 	// request", not "allocs".
 	Title string
 	// Value reads the metric from one run's figures; ok is false when the
-	// run did not measure it (no MemStats, no pprof, a crashed run).
+	// run did not measure it (no MemStats, no pprof, a crashed run). nil
+	// for Failures alone, which counts rounds.
 	Value func(report.Figures) (v float64, ok bool)
-	Scale Scale
+	// AllRounds metrics are compared over every gating round in which both
+	// sides were measured, valid or not; the others over the valid rounds
+	// alone.
+	AllRounds bool
+	Scale     Scale
 	// Display says how values and absolute changes read.
 	Display Display
 	// Gate is how the metric takes part in the paired comparison; nil
@@ -132,12 +137,15 @@ func (m *Metric) Change(base, head float64) (change float64, ok bool) {
 	return (head - base) / base, true
 }
 
-// Lookup finds a catalog metric by its report.json name.
+// Lookup finds a catalog metric, or Failures, by its report.json name.
 func Lookup(name string) (*Metric, bool) {
 	for _, m := range Catalog {
 		if m.Name == name {
 			return m, true
 		}
+	}
+	if name == Failures.Name {
+		return Failures, true
 	}
 	return nil, false
 }

@@ -37,7 +37,7 @@ func headline(rep *report.Report, links Links) string {
 		return fmt.Sprintf("**Not decided**: %s could still be above or below %s threshold; nothing is known to have regressed.",
 			strings.Join(names, ", "), map[bool]string{true: "its", false: "their"}[len(names) == 1])
 	case report.Invalid:
-		return "**The measurement is invalid**, so nothing was compared: " + Prose(rep.Reason)
+		return "**The measurement is invalid**: too few rounds could be compared. " + Prose(rep.Reason)
 	}
 	return "**perfgate could not finish**: " + Prose(rep.Reason)
 }

@@ -37,12 +37,32 @@ func regressionSteps(rep *report.Report, links Links) string {
 	if acceptedRegression(rep, links) {
 		return fmt.Sprintf("nothing: the regression is accepted. Remove the label %s to gate this pull request again on its next run.", Code(links.AcceptLabel))
 	}
-	keys := thresholdKeys(outcomeMetrics(rep, report.Regression))
-	accept := fmt.Sprintf("raise %s in perfgate.yml", strings.Join(keys, ", "))
+	regressed := outcomeMetrics(rep, report.Regression)
+	var costs []report.Metric
+	failed := false
+	for _, m := range regressed {
+		if m.Name == metric.Failures.Name {
+			failed = true
+		} else {
+			costs = append(costs, m)
+		}
+	}
+	var fixes []string
+	if failed {
+		fixes = append(fixes, "fix what made head's service fail, starting from its invalid runs below and the service's output in each run's directory (stderr.log in the results artifact)")
+	}
+	if len(costs) == 0 {
+		if links.AcceptLabel != "" {
+			fixes = append(fixes, fmt.Sprintf("or, if it is intended, add the label %s (the check then passes, naming who accepted it)", Code(links.AcceptLabel)))
+		}
+		return strings.Join(fixes, "; ") + "."
+	}
+	accept := fmt.Sprintf("raise %s in perfgate.yml", strings.Join(thresholdKeys(costs), ", "))
 	if links.AcceptLabel != "" {
 		accept = fmt.Sprintf("add the label %s (the check then passes, naming who accepted it) or %s", Code(links.AcceptLabel), accept)
 	}
-	return fmt.Sprintf("fix it, starting from the functions below and the profiles' diff; or, if the cost is intended, %s.", accept)
+	fixes = append(fixes, "fix it, starting from the functions below and the profiles' diff; or, if the cost is intended, "+accept)
+	return strings.Join(fixes, "; ") + "."
 }
 
 // thresholdKeys are the perfgate.yml keys of the metrics' thresholds.
@@ -176,10 +196,16 @@ func invalidSteps(rep *report.Report) string {
 		}
 	}
 	if len(fixes) == 0 {
-		return "see the invalid runs below for each run's reason; an invalid measurement never fails as a regression."
+		return "see the invalid runs below for each run's reason; " + invalidIsNeither
 	}
-	return strings.Join(fixes, "; ") + ". An invalid measurement is never reported as a regression."
+	return strings.Join(fixes, "; ") + ". " + strings.ToUpper(invalidIsNeither[:1]) + invalidIsNeither[1:]
 }
+
+// invalidIsNeither says what an invalid measurement means for the pull
+// request: the rounds it did measure were weighed (failures), and fell
+// short of a regression.
+const invalidIsNeither = "an invalid measurement is neither a pass nor a regression: had head's service failed in significantly more rounds than base's (failures), this would be a regression."
+
 
 // passSteps says what this run could have caught: a pass means nothing
 // bigger than this changed.

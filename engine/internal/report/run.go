@@ -11,12 +11,19 @@ type Run struct {
 	Dir   string `json:"dir"` // relative to the results directory
 	Valid bool   `json:"valid"`
 	// InvalidReasons say why a run must not be compared.
-	InvalidReasons []string  `json:"invalid_reasons,omitempty"`
-	Started        time.Time `json:"started"`
-	Load           Load      `json:"load"`
-	Figures        Figures   `json:"figures"`
-	Counters       Counters  `json:"counters"`
-	Profiles       []Profile `json:"profiles"`
+	InvalidReasons []string `json:"invalid_reasons,omitempty"`
+	// ServiceFailed says that the service itself failed in this run: it
+	// was OOM-killed or crashed, answered more requests with errors than
+	// validity.max_errors allows, or served below validity.min_rate. Such
+	// a run is evidence against its side (the failures comparison), where
+	// other invalid reasons (its partner's failure, a saturated load
+	// generator, a busy machine) are not.
+	ServiceFailed bool      `json:"service_failed,omitempty"`
+	Started       time.Time `json:"started"`
+	Load          Load      `json:"load"`
+	Figures       Figures   `json:"figures"`
+	Counters      Counters  `json:"counters"`
+	Profiles      []Profile `json:"profiles"`
 	// ProfileRequests is how many requests were sent while the windowed
 	// profiles ran (the window plus the warm-up's last 0.7 s): the
 	// denominator of per-request profile figures.

@@ -9,12 +9,14 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/attribution"
 	"github.com/perfgate/perfgate/engine/internal/benchtable"
 	"github.com/perfgate/perfgate/engine/internal/build"
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/endpoint"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/hints"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/results"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
@@ -67,15 +69,66 @@ func (g *invocation) compareSides(err error) {
 	}
 	rep.Benchstat = benchtable.Rows(runs)
 	rep.Verdict, rep.Reason = measurementVerdict(err, runs, g.cfg.Pairs)
-	if rep.Verdict == report.Pass {
+	switch rep.Verdict {
+	case report.Pass:
 		rep.Metrics = verdict.CompareAtLook(runs, g.cfg.Gate, verdict.Plan(g.cfg))
 		rep.Verdict, rep.Reason, rep.Counts = verdict.Decide(rep.Metrics)
+		if failed := failuresOf(rep.Metrics); failed != nil && failed.Outcome == stats.Regression {
+			rep.Reason += " (" + failureSummary(runs) + ")"
+		}
 		endpoints, warnings := endpoint.Compare(g.out, runs, g.cfg)
 		rep.Endpoints = endpoints
 		for _, w := range warnings {
 			g.warn("endpoints: " + w.Error())
 		}
+	case report.Invalid:
+		rep.Verdict, rep.Reason, rep.Metrics = invalidRoundsAsEvidence(runs, g.cfg, rep.Reason)
 	}
+}
+
+// invalidRoundsAsEvidence weighs the rounds of an invalid measurement: when
+// head's service failed in significantly more of them than base's (the
+// failures comparison, at the look the valid rounds reached), the gate is
+// a regression after all, since a service that fails is never "not a
+// regression". Otherwise it stays invalid, and its reason says how often
+// each side's service failed. The failures comparison is the one metric
+// kept: the others had too few valid rounds to mean anything.
+func invalidRoundsAsEvidence(runs []report.Run, cfg *config.Config, reason string) (string, string, []report.Metric) {
+	failed := failuresOf(verdict.CompareAtLook(runs, cfg.Gate, verdict.Plan(cfg)))
+	if failed == nil {
+		return report.Invalid, reason, nil
+	}
+	metrics := []report.Metric{*failed}
+	if failed.Outcome == stats.Regression {
+		return report.Regression, fmt.Sprintf("regression: %s (%s); no other metric could be compared: %s",
+			verdict.Describe(*failed), failureSummary(runs), reason), metrics
+	}
+	if failed.Head > 0 || failed.Base > 0 {
+		reason += "; " + verdict.Describe(*failed) + ", not significant at gate.alpha"
+	}
+	return report.Invalid, reason, metrics
+}
+
+// failuresOf is the failures comparison among metrics, or nil.
+func failuresOf(metrics []report.Metric) *report.Metric {
+	for i := range metrics {
+		if metrics[i].Name == metric.Failures.Name {
+			return &metrics[i]
+		}
+	}
+	return nil
+}
+
+// failureSummary names each distinct way a side's service failed, with its
+// count, e.g. "head: OOM-killed (memory limit 64Mi) ×8".
+func failureSummary(runs []report.Run) string {
+	var failed []report.Run
+	for _, r := range runs {
+		if r.ServiceFailed && !r.ProfileRound {
+			failed = append(failed, r)
+		}
+	}
+	return invalidSummary(failed)
 }
 
 // measurementVerdict is error or invalid when the experiment failed or its

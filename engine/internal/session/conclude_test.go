@@ -99,7 +99,7 @@ func TestVerdict(t *testing.T) {
 		},
 		{
 			name:  "gave up",
-			err:   &experiment.GaveUp{Side: "base", Reason: oom},
+			err:   &experiment.GaveUp{Side: "base", InARow: 3, Reason: oom},
 			runs:  []report.Run{invalid("base", 1, oom), valid("head", 1), invalid("base", 2, oom), invalid("base", 3, oom)},
 			pairs: 10, verdict: report.Invalid,
 			reason: "invalid measurement: stopped early: 3 base runs in a row were invalid (last: OOM-killed (memory limit 8Mi))",

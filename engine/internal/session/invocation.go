@@ -242,7 +242,8 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 		_, err := experiment.Run(ctx, experiment.Options{
 			Config: g.cfg, Target: tg, Binaries: binaries, OnlySide: onlySide, OutDir: g.out, Seed: g.rep.Seed,
 			Duet: duet, GeneratorCPUs: generatorCPUs(env), ServiceCPUs: len(env.ServiceCPUs), Layout: layout,
-			Progress: g.stdout, Record: g.keepRun, Enough: g.decided, Reset: g.reset(resetDir),
+			FailureStreak: verdict.FailureStreak(g.cfg),
+			Progress:      g.stdout, Record: g.keepRun, Enough: g.decided, Reset: g.reset(resetDir),
 		})
 		return err
 	})

@@ -22,6 +22,11 @@ const (
 	Relative Scale = iota
 	// Absolute metrics (error rate) compare head-base: a rate can be 0.
 	Absolute
+	// Binary metrics are 1 or 0 per side and round (whether the side
+	// failed in it): compared head-base by the exact sign test, their
+	// change the difference of the sides' rates (binary.go). Their
+	// threshold is 0: any significant excess is a regression.
+	Binary
 )
 
 // Input is one metric's paired values, base[i] and head[i] from pair i.
@@ -44,8 +49,10 @@ type Result struct {
 	// Pairs is the number of pairs used; Dropped those left out because a
 	// relative value was not positive.
 	Pairs, Dropped int
-	BaseMedian     float64
-	HeadMedian     float64
+	// BaseMedian and HeadMedian are the sides' medians; for a Binary
+	// metric, their means: the share of rounds in which each side failed.
+	BaseMedian float64
+	HeadMedian float64
 	// Delta is the Hodges–Lehmann estimate and CI its exact interval, each
 	// bound at the level its one-sided test was taken at (so the interval
 	// excludes 0 exactly when the test is significant; CILevel is its
@@ -116,7 +123,14 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		diffs[i] = r.differences()
 		r.Pairs, r.Dropped = len(diffs[i]), len(in.Base)-len(diffs[i])
 		r.BaseMedian, r.HeadMedian = Median(in.Base), Median(in.Head)
-		tests[i] = SignedRankTest(diffs[i])
+		if in.Scale == Binary {
+			r.BaseMedian, r.HeadMedian = mean(in.Base), mean(in.Head)
+		}
+		if in.Scale == Binary {
+			tests[i] = signTest(diffs[i])
+		} else {
+			tests[i] = SignedRankTest(diffs[i])
+		}
 		if in.Gates {
 			gating = append(gating, i)
 		}
@@ -168,7 +182,10 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 			r.PRegression, r.PImprovement = min(1, tests[i].PGreater/share), min(1, tests[i].PLess/share)
 		}
 		est := Estimate{}
-		if r.Pairs > 0 {
+		switch {
+		case r.Scale == Binary:
+			est = binaryEstimate(diffs[i], lowLevel[i], highLevel[i])
+		case r.Pairs > 0:
 			walsh = walshAverages(diffs[i], walsh)
 			est = estimate(walsh, r.Pairs, lowLevel[i], highLevel[i])
 		}
@@ -177,7 +194,11 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 			r.CILevel = 0
 		}
 		r.Outcome = outcome(r, rejectedUp[i], rejectedDown[i], 1-lowLevel[i]-highLevel[i])
-		if detect != nil && detect(r.Input) {
+		switch {
+		case detect == nil || !detect(r.Input):
+		case r.Scale == Binary:
+			r.Detectable = binaryDetectable(r.Pairs, detectLevel)
+		default:
 			r.Detectable = detectable(r.Input, diffs[i], walsh, est.Center, detectLevel)
 		}
 	}
@@ -227,6 +248,17 @@ func outcome(r *Result, rejectedUp, rejectedDown bool, wantLevel float64) string
 	switch {
 	case r.Pairs == 0:
 		return Inconclusive
+	case r.Scale == Binary:
+		// No indifference zone: a significant excess of failures
+		// matters at any size, and without one the sides failed alike
+		// as far as the rounds can tell.
+		switch {
+		case rejectedUp:
+			return Regression
+		case rejectedDown:
+			return Improvement
+		}
+		return Unchanged
 	case rejectedUp && r.Delta > r.Threshold:
 		return Regression
 	case rejectedDown && r.Delta < -r.Threshold:
@@ -247,7 +279,7 @@ func (r *Result) differences() []float64 {
 	d := make([]float64, 0, len(r.Base))
 	for i := range r.Base {
 		b, h := r.Base[i], r.Head[i]
-		if r.Scale == Absolute {
+		if r.Scale != Relative {
 			d = append(d, h-b)
 		} else if b > 0 && h > 0 {
 			d = append(d, math.Log(h/b))

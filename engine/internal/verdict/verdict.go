@@ -4,6 +4,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
@@ -69,7 +70,7 @@ func CompareAtLook(runs []report.Run, gate config.Gate, plan stats.Plan) []repor
 // per-endpoint comparisons use the same form.
 func ReportMetric(r stats.Result) report.Metric {
 	scale := metric.Relative
-	if r.Scale == stats.Absolute {
+	if r.Scale != stats.Relative {
 		scale = metric.Absolute
 	}
 	return report.Metric{
@@ -89,13 +90,18 @@ func StatsScale(s metric.Scale) stats.Scale {
 }
 
 // outcomes runs the statistics of every compared metric after n valid
-// rounds of plan.
+// rounds of plan: each catalog metric over the valid pairs (AllRounds ones
+// over every measured pair), and failures beside errors.
 func outcomes(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []stats.Result {
-	pairs := ValidPairs(runs)
+	valid, measured := ValidPairs(runs), MeasuredPairs(runs)
 	var inputs []stats.Input
 	for _, m := range metric.Catalog {
 		if !m.Compared() {
 			continue
+		}
+		pairs := valid
+		if m.AllRounds {
+			pairs = measured
 		}
 		in := stats.Input{Name: m.Name, Unit: m.Unit, Scale: StatsScale(m.Scale), Threshold: m.Threshold(gate), Gates: m.Gates(gate)}
 		for _, p := range pairs {
@@ -108,8 +114,39 @@ func outcomes(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []sta
 		if len(in.Base) > 0 {
 			inputs = append(inputs, in)
 		}
+		if m == metric.Errors && len(measured) > 0 {
+			inputs = append(inputs, failures(measured))
+		}
 	}
 	return stats.Outcomes(inputs, plan, n)
+}
+
+// failures is metric.Failures over the measured pairs: per round and side,
+// 1 when the side's service failed in it.
+func failures(measured [][2]report.Run) stats.Input {
+	in := stats.Input{Name: metric.Failures.Name, Unit: metric.Failures.Unit, Scale: stats.Binary, Gates: true}
+	for _, p := range measured {
+		in.Base, in.Head = append(in.Base, indicator(p[0].ServiceFailed)), append(in.Head, indicator(p[1].ServiceFailed))
+	}
+	return in
+}
+
+func indicator(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// FailureStreak is how many rounds in a row in which the same side's
+// service alone failed make its failures significant at the first look
+// of cfg's plan (the rounds of a service that fails every time): an
+// experiment measures that many before it gives up, so that such a head
+// is called a regression and not only an invalid measurement. Holm's
+// family then holds two: errors weigh the same rounds whenever the
+// failures show as errors, which a crash or a timeout does.
+func FailureStreak(cfg *config.Config) int {
+	return stats.MinRounds(Plan(cfg).LevelAt(cfg.Pairs), 2)
 }
 
 // Decide is the overall verdict from the gating metrics: any regression
@@ -123,7 +160,7 @@ func Decide(metrics []report.Metric) (verdict, reason string, counts map[string]
 			continue
 		}
 		counts[m.Outcome]++
-		byOutcome[m.Outcome] = append(byOutcome[m.Outcome], describe(m))
+		byOutcome[m.Outcome] = append(byOutcome[m.Outcome], Describe(m))
 	}
 	switch {
 	case counts[stats.Regression] > 0:
@@ -136,8 +173,11 @@ func Decide(metrics []report.Metric) (verdict, reason string, counts map[string]
 	return report.Pass, fmt.Sprintf("no gating metric changed beyond its threshold (%d unchanged)", counts[stats.Unchanged]), counts
 }
 
-// describe is one metric's evidence in a sentence fragment.
-func describe(m report.Metric) string {
+// Describe is one metric's evidence in a sentence fragment.
+func Describe(m report.Metric) string {
+	if m.Name == metric.Failures.Name {
+		return describeFailures(m)
+	}
 	c := metric.Of(m)
 	s := fmt.Sprintf("%s %s (%s CI %s, p=%s, threshold %s)", m.Name, c.FormatChange(m.Delta),
 		metric.Percent(m.CILevel), c.FormatInterval(m.CI[0], m.CI[1]), metric.PValue(m.P), c.FormatChange(m.Threshold))
@@ -150,10 +190,27 @@ func describe(m report.Metric) string {
 // ValidPairs returns, per pair number, the base and head runs when both are
 // valid, in pair order.
 func ValidPairs(runs []report.Run) [][2]report.Run {
+	return pairsOf(runs, report.Run.Compared)
+}
+
+// MeasuredPairs returns, per pair number, the base and head runs of every
+// gating round (not a duet's profile round) in which both sides were
+// measured over the window or their service failed, valid or not: the
+// rounds that AllRounds metrics and failures compare. A run that was never
+// measured (its reset failed, the measurement broke off) is left out.
+func MeasuredPairs(runs []report.Run) [][2]report.Run {
+	return pairsOf(runs, func(r report.Run) bool {
+		return !r.ProfileRound && (r.Figures.Requests > 0 || r.ServiceFailed)
+	})
+}
+
+// pairsOf returns, per pair number, the base and head runs that keep
+// accepts when both sides have one, in pair order.
+func pairsOf(runs []report.Run, keep func(report.Run) bool) [][2]report.Run {
 	byPair := map[int]*[2]report.Run{}
 	var order []int
 	for _, r := range runs {
-		if !r.Compared() {
+		if !keep(r) {
 			continue
 		}
 		p, ok := byPair[r.Pair]
@@ -175,4 +232,17 @@ func ValidPairs(runs []report.Run) [][2]report.Run {
 		}
 	}
 	return out
+}
+
+// describeFailures counts the rounds in which each side's service failed,
+// e.g. "failures: head's service failed in 8 of 8 rounds, base's in 0
+// (p=0.004)".
+func describeFailures(m report.Metric) string {
+	rounds := func(rate float64) int { return int(math.Round(rate * float64(m.Pairs))) }
+	p := m.P
+	if m.Outcome == stats.Improvement {
+		p = m.PImprovement
+	}
+	return fmt.Sprintf("failures: head's service failed in %d of %d rounds, base's in %d (p=%s)",
+		rounds(m.Head), m.Pairs, rounds(m.Base), metric.PValue(p))
 }
