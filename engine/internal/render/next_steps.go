@@ -206,7 +206,6 @@ func invalidSteps(rep *report.Report) string {
 // short of a regression.
 const invalidIsNeither = "an invalid measurement is neither a pass nor a regression: had head's service failed in significantly more rounds than base's (failures), this would be a regression."
 
-
 // passSteps says what this run could have caught: a pass means nothing
 // bigger than this changed.
 func passSteps(rep *report.Report) string {
