@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,18 +84,49 @@ func TestTargetCleanupWarningsReachTheReport(t *testing.T) {
 	}
 }
 
-func TestThreeInvalidPairsInARowMakeTheGateInvalidWithTheRunsKept(t *testing.T) {
+// A head that crashes in every pair is a regression, on failures alone:
+// the gate measures verdict.FailureStreak pairs (8 at alpha 0.01 with a
+// single look), keeps every run, and says how head failed.
+func TestHeadCrashingInEveryPairIsARegressionWithTheRunsKept(t *testing.T) {
 	tg := &targettest.Fake{CPUPerRequest: map[string]time.Duration{experiment.Base: 100 * time.Microsecond, experiment.Head: 300 * time.Microsecond}}
-	for pair := 1; pair <= 3; pair++ {
+	for pair := 1; pair <= 12; pair++ {
 		tg.Faults = append(tg.Faults, targettest.Fault{Side: experiment.Head, Pair: pair, AtRequest: 50, Kind: targettest.Crash})
 	}
 	rep, out := gateOnFake(t, tg, 5)
-	want := "invalid measurement: stopped early: 3 head runs in a row were invalid (last: crashed during the run: signal SIGSEGV)"
-	if rep.Verdict != report.Invalid || rep.Reason != want {
-		t.Errorf("verdict %s (%s); want %s (%s): head crashing is no regression", rep.Verdict, rep.Reason, report.Invalid, want)
+	want := "regression: failures: head's service failed in 8 of 8 rounds, base's in 0 (p=0.00781) (head: crashed during the run: signal SIGSEGV ×8); no other metric could be compared: invalid measurement: stopped early: 8 head runs in a row were invalid"
+	if rep.Verdict != report.Regression || !strings.HasPrefix(rep.Reason, want) {
+		t.Errorf("verdict %s (%s)\nwant %s (%s…)", rep.Verdict, rep.Reason, report.Regression, want)
 	}
-	if len(rep.Metrics) != 0 || rep.Complete {
-		t.Errorf("%d metrics compared, complete %v; an invalid gate compares nothing and is not complete", len(rep.Metrics), rep.Complete)
+	if len(rep.Metrics) != 1 || rep.Metrics[0].Name != "failures" || rep.Complete {
+		t.Errorf("metrics %+v, complete %v; want failures alone, and not complete", rep.Metrics, rep.Complete)
+	}
+	if len(rep.Runs) != 16 {
+		t.Fatalf("report.json holds %d runs, want the 8 pairs measured", len(rep.Runs))
+	}
+	for _, r := range rep.Runs {
+		if _, err := os.Stat(filepath.Join(out, r.Dir, "run.json")); err != nil {
+			t.Errorf("%s/%d: %v; every run is written as it is measured", r.Side, r.Pair, err)
+		}
+		if r.Side == experiment.Head && (r.Valid || !r.ServiceFailed || r.Exit.Signal != "SIGSEGV") {
+			t.Errorf("head/%d: valid %v, service failed %v, exit %+v; want invalid with its crash recorded", r.Pair, r.Valid, r.ServiceFailed, r.Exit)
+		}
+	}
+}
+
+// Three invalid pairs in a row that are not one side's failures end the
+// gate as an invalid measurement, which counts each side's failures.
+func TestThreeInvalidPairsInARowMakeTheGateInvalidWithTheRunsKept(t *testing.T) {
+	tg := &targettest.Fake{CPUPerRequest: map[string]time.Duration{experiment.Base: 100 * time.Microsecond, experiment.Head: 100 * time.Microsecond}}
+	for pair, side := range map[int]string{1: experiment.Head, 2: experiment.Base, 3: experiment.Head} {
+		tg.Faults = append(tg.Faults, targettest.Fault{Side: side, Pair: pair, AtRequest: 50, Kind: targettest.Crash})
+	}
+	rep, out := gateOnFake(t, tg, 5)
+	if rep.Verdict != report.Invalid || !strings.Contains(rep.Reason, "stopped early: 3 ") ||
+		!strings.HasSuffix(rep.Reason, "; failures: head's service failed in 2 of 3 rounds, base's in 1 (p=0.5), not significant at gate.alpha") {
+		t.Errorf("verdict %s (%s); want invalid, stopped after 3 pairs, with each side's failures", rep.Verdict, rep.Reason)
+	}
+	if len(rep.Metrics) != 1 || rep.Complete {
+		t.Errorf("%d metrics, complete %v; an invalid gate carries failures alone and is not complete", len(rep.Metrics), rep.Complete)
 	}
 	if len(rep.Runs) != 6 {
 		t.Fatalf("report.json holds %d runs, want the 3 pairs measured", len(rep.Runs))
@@ -102,9 +134,6 @@ func TestThreeInvalidPairsInARowMakeTheGateInvalidWithTheRunsKept(t *testing.T) 
 	for _, r := range rep.Runs {
 		if _, err := os.Stat(filepath.Join(out, r.Dir, "run.json")); err != nil {
 			t.Errorf("%s/%d: %v; every run is written as it is measured", r.Side, r.Pair, err)
-		}
-		if r.Side == experiment.Head && (r.Valid || r.Exit.Signal != "SIGSEGV") {
-			t.Errorf("head/%d: valid %v, exit %+v; want invalid with its crash recorded", r.Pair, r.Valid, r.Exit)
 		}
 	}
 }
