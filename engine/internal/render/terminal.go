@@ -24,7 +24,7 @@ func Terminal(w io.Writer, rep *report.Report, out string) {
 		printMedians(w, rep.Summary)
 	}
 	if len(rep.Metrics) > 0 {
-		fmt.Fprintf(w, "\npaired comparison over valid pairs (Wilcoxon signed-rank, Hodges–Lehmann; alpha %g, Holm across gating metrics):\n", rep.Config.Gate.Alpha)
+		fmt.Fprintf(w, "\npaired comparison over valid pairs, errors and failures over every measured pair (Wilcoxon signed-rank, sign test for failures, Hodges–Lehmann; alpha %g, Holm across gating metrics):\n", rep.Config.Gate.Alpha)
 		printMetrics(w, rep.Metrics)
 	}
 	if note := LatencyNote(rep); note != "" {

@@ -33,7 +33,10 @@ func TestHeadFailingEveryRoundIsARegressionNotAnInvalidMeasurement(t *testing.T)
 	n := verdict.FailureStreak(cfg)
 	runs := headOOMRounds(n)
 	err := &experiment.GaveUp{Side: "duet", InARow: n, Reason: runs[1].InvalidReasons[0]}
-	v, reason := measurementVerdict(err, runs, cfg.Pairs)
+	if v, _ := measurementVerdict(err, runs, cfg.Pairs); v != report.Invalid {
+		t.Fatalf("measurement verdict %s, want invalid before the failures are weighed", v)
+	}
+	_, reason := measurementVerdict(err, runs, cfg.Pairs)
 	v, reason, metrics := invalidRoundsAsEvidence(runs, cfg, reason)
 	if v != report.Regression || len(metrics) != 1 || metrics[0].Name != "failures" {
 		t.Fatalf("verdict %s (%s), metrics %+v; want a regression on failures alone", v, reason, metrics)
