@@ -45,7 +45,10 @@ cp -r "$repo/examples/service" repo && cd repo || exit 1
 # at 200 req/s every round is (rightly) invalid: saturated and erroring.
 sed -e 's/^  rate: 200$/  rate: 20/' -e 's/^pairs: 6$/pairs: 4/' -e 's/^  alpha: 0\.1$/  alpha: 0.5/' \
   "$repo/engine/cmd/perfgate/testdata/decisive-experiment.yml" >perfgate.yml
-for want in '^  rate: 20$' '^pairs: 4$' '^  alpha: 0.5$'; do
+# One profile round, not three: under TCG each round relinks both sides
+# (~20 s), and this gate checks the runner's path, not the attribution.
+echo 'profile_rounds: 1' >>perfgate.yml
+for want in '^  rate: 20$' '^pairs: 4$' '^  alpha: 0.5$' '^profile_rounds: 1$'; do
   grep -q "$want" perfgate.yml || { echo "FAIL: perfgate.yml has no line $want: decisive-experiment.yml changed"; exit 1; }
 done
 git init -q -b main && git add -A && git -c user.name=vm -c user.email=vm@localhost commit -qm base
