@@ -184,6 +184,11 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 			return runs, ctx.Err()
 		}
 		if bad := firstInvalid(unit); bad != nil {
+			if failed := serviceFailedRun(unit); failed != nil {
+				// The side that failed names the cause; its partner's
+				// reason only points to it.
+				bad = failed
+			}
 			if invalid.add(unit); invalid.inARow >= invalid.limit(o) {
 				side := bad.Side
 				if o.Duet {
@@ -334,6 +339,17 @@ func failedAlone(unit []report.Run) string {
 		return unit[0].Side
 	}
 	return unit[1].Side
+}
+
+// serviceFailedRun is the first run of a round (pair) whose service
+// failed, or nil.
+func serviceFailedRun(unit []report.Run) *report.Run {
+	for i := range unit {
+		if unit[i].ServiceFailed {
+			return &unit[i]
+		}
+	}
+	return nil
 }
 
 // firstInvalid is the first invalid run of a round (pair), or nil.

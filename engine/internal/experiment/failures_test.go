@@ -24,8 +24,8 @@ func TestDuetMeasuresUpToFailureStreakWhileOneSideAloneFails(t *testing.T) {
 	crashes(tg, Head, 1, 2, 3, 4, 5, 6, 7)
 	l := runLoopWith(context.Background(), t, tg, duetConfig(t, 3, 3, 0), true, nil, func(o *Options) { o.FailureStreak = 5 })
 	var gaveUp *GaveUp
-	if !errors.As(l.err, &gaveUp) || gaveUp.InARow != 5 {
-		t.Fatalf("err %v, want a GaveUp after 5 rounds in a row", l.err)
+	if !errors.As(l.err, &gaveUp) || gaveUp.InARow != 5 || gaveUp.Reason != "crashed during the run: signal SIGSEGV" {
+		t.Fatalf("err %v, want a GaveUp after 5 rounds in a row, quoting head's own crash", l.err)
 	}
 	sameRuns(t, l)
 	if len(l.runs) != 10 {
