@@ -344,18 +344,18 @@ func failedAlone(unit []report.Run) string {
 // serviceFailedRun is the first run of a round (pair) whose service
 // failed, or nil.
 func serviceFailedRun(unit []report.Run) *report.Run {
-	for i := range unit {
-		if unit[i].ServiceFailed {
-			return &unit[i]
-		}
-	}
-	return nil
+	return firstRun(unit, func(r report.Run) bool { return r.ServiceFailed })
 }
 
 // firstInvalid is the first invalid run of a round (pair), or nil.
 func firstInvalid(unit []report.Run) *report.Run {
+	return firstRun(unit, func(r report.Run) bool { return !r.Valid })
+}
+
+// firstRun is the first run of unit that match accepts, or nil.
+func firstRun(unit []report.Run, match func(report.Run) bool) *report.Run {
 	for i := range unit {
-		if !unit[i].Valid {
+		if match(unit[i]) {
 			return &unit[i]
 		}
 	}

@@ -167,21 +167,22 @@ func (p *probe) memStatsAtStart(ctx context.Context) {
 // retained reads the retained figures while the service lives; nil when
 // they cannot be read.
 func (p *probe) retained(ctx context.Context) *report.Retained {
-	ctx, cancel := p.whileAlive(ctx)
-	defer cancel()
-	if ret, err := p.client.Retained(ctx); err == nil {
-		return &ret
-	}
-	return nil
+	return readWhileAlive(ctx, p, p.client.Retained)
 }
 
 // memStats reads MemStats while the service lives; nil when they cannot be
 // read.
 func (p *probe) memStats(ctx context.Context) *capture.MemStats {
+	return readWhileAlive(ctx, p, p.client.MemStats)
+}
+
+// readWhileAlive is read's result, given up as soon as p's service exits
+// (whileAlive); nil when it failed.
+func readWhileAlive[T any](ctx context.Context, p *probe, read func(context.Context) (T, error)) *T {
 	ctx, cancel := p.whileAlive(ctx)
 	defer cancel()
-	if ms, err := p.client.MemStats(ctx); err == nil {
-		return &ms
+	if v, err := read(ctx); err == nil {
+		return &v
 	}
 	return nil
 }

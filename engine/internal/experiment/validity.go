@@ -17,24 +17,30 @@ import (
 // itself failed (serviceFailures), which makes the run evidence against
 // its side rather than only a lost measurement.
 func invalidReasons(cfg *config.Config, r report.Run, crashed bool) (reasons []string, serviceFailed bool) {
-	failures := serviceFailures(cfg, r, crashed)
-	if r.Exit.OOMKilled || crashed {
-		return failures, true
+	// A dead service explains every other symptom (no load served, no
+	// counters), so its reason stands alone.
+	if death := deathReason(cfg, r, crashed); death != "" {
+		return []string{death}, true
 	}
+	failures := serviceFailures(cfg, r)
 	return append(failures, measurementFailures(cfg, r)...), len(failures) > 0
 }
 
-// serviceFailures are the rules the service breaks by itself, the same
-// under any load generator and machine: it died, it erred, or it could not
-// keep up with the rate. A dead service explains every other symptom (no
-// load served, no counters), so its reason stands alone.
-func serviceFailures(cfg *config.Config, r report.Run, crashed bool) []string {
+// deathReason says how the service died (OOM-killed, or crashed), or "".
+func deathReason(cfg *config.Config, r report.Run, crashed bool) string {
 	switch {
 	case r.Exit.OOMKilled:
-		return []string{fmt.Sprintf("OOM-killed (memory limit %s)", cfg.Resources.Memory)}
+		return fmt.Sprintf("OOM-killed (memory limit %s)", cfg.Resources.Memory)
 	case crashed:
-		return []string{"crashed during the run: " + exitText(r)}
+		return "crashed during the run: " + exitText(r)
 	}
+	return ""
+}
+
+// serviceFailures are the rules a living service breaks by itself, the
+// same under any load generator and machine: it erred, or it could not
+// keep up with the rate.
+func serviceFailures(cfg *config.Config, r report.Run) []string {
 	var reasons []string
 	v := cfg.Validity
 	f := r.Figures

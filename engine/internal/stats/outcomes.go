@@ -122,13 +122,11 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		*r = Result{Input: in, Rounds: n, AtLook: p.IsLook(n), Level: level}
 		diffs[i] = r.differences()
 		r.Pairs, r.Dropped = len(diffs[i]), len(in.Base)-len(diffs[i])
-		r.BaseMedian, r.HeadMedian = Median(in.Base), Median(in.Head)
 		if in.Scale == Binary {
 			r.BaseMedian, r.HeadMedian = mean(in.Base), mean(in.Head)
-		}
-		if in.Scale == Binary {
 			tests[i] = signTest(diffs[i])
 		} else {
+			r.BaseMedian, r.HeadMedian = Median(in.Base), Median(in.Head)
 			tests[i] = SignedRankTest(diffs[i])
 		}
 		if in.Gates {
