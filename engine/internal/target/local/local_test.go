@@ -19,8 +19,13 @@ import (
 )
 
 func specFor(t *testing.T, mode string) target.Spec {
+	return specWith(t, targettest.BuildSvc(t), mode)
+}
+
+// specWith is specFor with the test service's binary given.
+func specWith(t *testing.T, binary, mode string) target.Spec {
 	return target.Spec{
-		Binary:       targettest.BuildSvc(t),
+		Binary:       binary,
 		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
 		Env:          func(string, int) []string { return nil },
 		Ready:        "/healthz",

@@ -60,10 +60,13 @@ func unprivilegedPrepare(t *testing.T) {
 	if env.Confinement != "unconfined" || len(env.Warnings) == 0 || !strings.HasPrefix(env.Warnings[0], "UNCONFINED") {
 		t.Fatalf("environment %+v does not say it is unconfined", env)
 	}
-	spec := specFor(t, "ok")
-	if svc := os.Getenv("PERFGATE_TEST_SVC"); svc != "" {
-		spec.Binary = svc
+	// As nobody, the service built by the parent: the checkout may sit
+	// below a directory nobody cannot read (a mktemp -d clone).
+	svc := os.Getenv("PERFGATE_TEST_SVC")
+	if svc == "" {
+		svc = targettest.BuildSvc(t)
 	}
+	spec := specWith(t, svc, "ok")
 	inst, err := tg.Start(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
