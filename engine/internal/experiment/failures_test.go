@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
@@ -16,13 +17,25 @@ func crashes(tg *targettest.Fake, side string, rounds ...int) {
 	}
 }
 
+// crashConfig is duetConfig for tests in which only crashes may fail a
+// service. The real generator paces its 100 ms windows; under the race
+// detector on a busy machine it has fallen to 88% of the rate, which
+// min_rate counts as that side's service failing (a CI run of a streak
+// test saw base "fail" so) and would break the streaks asserted here.
+func crashConfig(t *testing.T) *config.Config {
+	t.Helper()
+	cfg := duetConfig(t, 3, 3, 0)
+	cfg.Validity.MinRate = 0.05
+	return cfg
+}
+
 // Rounds in which head's service alone fails are evidence against head:
 // the duet goes on past giveUpAfter to FailureStreak of them, so that the
 // failures comparison can call them significant.
 func TestDuetMeasuresUpToFailureStreakWhileOneSideAloneFails(t *testing.T) {
 	tg := newFake(false)
 	crashes(tg, Head, 1, 2, 3, 4, 5, 6, 7)
-	l := runLoopWith(context.Background(), t, tg, duetConfig(t, 3, 3, 0), true, nil, func(o *Options) { o.FailureStreak = 5 })
+	l := runLoopWith(context.Background(), t, tg, crashConfig(t), true, nil, func(o *Options) { o.FailureStreak = 5 })
 	var gaveUp *GaveUp
 	if !errors.As(l.err, &gaveUp) || gaveUp.InARow != 5 || gaveUp.Reason != "crashed during the run: signal SIGSEGV" {
 		t.Fatalf("err %v, want a GaveUp after 5 rounds in a row, quoting head's own crash", l.err)
@@ -54,7 +67,7 @@ func TestDuetGivesUpAtThreeWhenTheFailuresAreNotOneSided(t *testing.T) {
 			tg := newFake(false)
 			crashes(tg, Head, tt.head...)
 			crashes(tg, Base, tt.base...)
-			l := runLoopWith(context.Background(), t, tg, duetConfig(t, 3, 3, 0), true, nil, func(o *Options) { o.FailureStreak = 5 })
+			l := runLoopWith(context.Background(), t, tg, crashConfig(t), true, nil, func(o *Options) { o.FailureStreak = 5 })
 			var gaveUp *GaveUp
 			if !errors.As(l.err, &gaveUp) || gaveUp.InARow != giveUpAfter || len(l.runs) != 2*giveUpAfter {
 				t.Fatalf("err %v after %d runs, want a GaveUp after %d rounds", l.err, len(l.runs), giveUpAfter)
