@@ -74,13 +74,15 @@ logic_packages=$(grep -vE "$loaded" <<<"$unit_packages")
 # $2 is a list of packages, one per line, split into arguments on purpose.
 stage "engine: unit tests with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 $2' _ "$root" "$logic_packages"
 stage "engine: build the race tests that load real services" bash -c 'cd "$1/engine" && go test -race -count=1 -run "^$" $2 >/dev/null' _ "$root" "$loaded_packages"
-# And the end-to-end tests' binaries (static, as they run below), so that
-# phase 2 spends its time measuring, not compiling; and perfgate as the
-# Action builds it (static, -trimpath: other compiler inputs), which the
-# Action's unit and end-to-end tests build again and must find cached (a
-# test of the comment stage timed out at 180 s compiling it cold in a
-# fresh run, beside the background builds).
-stage "engine: build the end-to-end tests and perfgate as the Action does" bash -c 'out=$(mktemp -d) && cd "$1/engine" && CGO_ENABLED=0 go test -c -o "$out/" ./internal/target/kubernetes ./cmd/perfgate && CGO_ENABLED=0 go build -trimpath -o "$out/perfgate" ./cmd/perfgate; rc=$?; rm -rf "$out"; exit $rc' _ "$root"
+# And the end-to-end tests' binaries (static and -trimpath, as they run
+# below), so that phase 2 spends its time measuring, not compiling; and
+# perfgate as the Action builds it (static, -trimpath), which the Action's
+# unit and end-to-end tests build again and must find cached (a test of the
+# comment stage timed out at 180 s compiling it cold in a fresh run, beside
+# the background builds). The same flags for both: the tests and perfgate
+# share every compiled package (client-go's hundreds among them) instead
+# of compiling them twice.
+stage "engine: build the end-to-end tests and perfgate as the Action does" bash -c 'out=$(mktemp -d) && cd "$1/engine" && CGO_ENABLED=0 go test -trimpath -c -o "$out/" ./internal/target/kubernetes ./cmd/perfgate && CGO_ENABLED=0 go build -trimpath -o "$out/perfgate" ./cmd/perfgate; rc=$?; rm -rf "$out"; exit $rc' _ "$root"
 
 # The Action's install and unit tests in the background from here, beside
 # the engine's remaining phase-1 stages: two lanes for the two CPUs (the
@@ -94,7 +96,8 @@ npm_stage="action: npm install, typecheck, unit tests"
 stage_start "$npm_stage" bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent' _ "$root"
 
 # end_to_end PACKAGES... [go test flags]: the end-to-end tests, without
-# -race and static (CGO_ENABLED=0): the kubernetes target ships the test
+# -race, -trimpath (the packages built for the Action's perfgate) and
+# static (CGO_ENABLED=0): the kubernetes target ships the test
 # binary itself into the cluster as the load generator's FROM-scratch
 # image, and in the other gates the load generator runs in the test
 # process, where the race detector's overhead would distort the load.
@@ -107,7 +110,7 @@ stage_start "$npm_stage" bash -c 'cd "$1" && npm install --no-audit --no-fund --
 end_to_end() {
   local log rc=0
   log=$(mktemp)
-  (cd "$root/engine" && CGO_ENABLED=0 go test -v -p 1 -count=1 -timeout 45m "$@") >"$log" 2>&1 || rc=$?
+  (cd "$root/engine" && CGO_ENABLED=0 go test -trimpath -v -p 1 -count=1 -timeout 45m "$@") >"$log" 2>&1 || rc=$?
   if [ "$rc" = 0 ]; then
     grep -E '^(\s*--- (PASS|FAIL|SKIP)|ok |FAIL|PASS)' "$log"
   else

@@ -43,12 +43,15 @@ cp -r "$repo/examples/service" repo && cd repo || exit 1
 # call the plant's regression) at a tenth of its rate: under TCG the example
 # service spends ~8 ms of CPU per request (about 40 times the host's), and
 # at 200 req/s every round is (rightly) invalid: saturated and erroring.
-sed -e 's/^  rate: 200$/  rate: 20/' -e 's/^pairs: 6$/pairs: 4/' -e 's/^  alpha: 0\.1$/  alpha: 0.5/' \
+# The first gate relinks both sides every round (layout: random, the
+# default), as the invoker through sudo: the experiment's own layout: build
+# is for plumbing.
+sed -e 's/^  rate: 200$/  rate: 20/' -e 's/^pairs: 6$/pairs: 4/' -e 's/^  alpha: 0\.1$/  alpha: 0.5/' -e 's/^layout: build$/layout: random/' \
   "$repo/engine/cmd/perfgate/testdata/decisive-experiment.yml" >perfgate.yml
 # One profile round, not three: under TCG each round relinks both sides
 # (~20 s), and this gate checks the runner's path, not the attribution.
 echo 'profile_rounds: 1' >>perfgate.yml
-for want in '^  rate: 20$' '^pairs: 4$' '^  alpha: 0.5$' '^profile_rounds: 1$'; do
+for want in '^  rate: 20$' '^pairs: 4$' '^  alpha: 0.5$' '^layout: random$' '^profile_rounds: 1$'; do
   grep -q "$want" perfgate.yml || { echo "FAIL: perfgate.yml has no line $want: decisive-experiment.yml changed"; exit 1; }
 done
 git init -q -b main && git add -A && git -c user.name=vm -c user.email=vm@localhost commit -qm base
@@ -57,7 +60,7 @@ base=$(git rev-parse HEAD~1)
 # The gates after the first keep one build per side (layout: build): what
 # they check does not depend on layouts, and under TCG relinking both
 # sides costs ~20 s a round.
-cp perfgate.yml "$work/build-layout.yml" && echo 'layout: build' >>"$work/build-layout.yml"
+sed 's/^layout: random$/layout: build/' perfgate.yml >"$work/build-layout.yml"
 
 echo "== a gate through sudo -n, base $base"
 engine gate --config perfgate.yml --base "$base" --head . --out "$work/results" >"$work/gate.log" 2>&1

@@ -181,11 +181,12 @@ stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-own
 # in its post step; and a cancelled job, whose SIGINT the Action must relay
 # through sudo to the engine. The other scenarios (fork, push, nightly
 # record, the two-stage comment, the accept label) run the same code as on
-# the host: scripts/test.sh runs them all there. With layout: build:
-# relinking every round costs ~20 s a round under TCG, and the relinking as
-# runner through sudo is checked by gate-as-runner.sh's first gate.
+# the host: scripts/test.sh runs them all there. Their experiment keeps one
+# build per side (layout: build): relinking every round costs ~20 s a round
+# under TCG, and the relinking as runner through sudo is checked by
+# gate-as-runner.sh's first gate.
 stage "the Action end to end through @github/local-action, as runner with sudo" \
-  "PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 PERFGATE_E2E_LAYOUT=build npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results|stops the engine, which writes' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log; [ \$rc = 0 ] || exit \$rc
+  "PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results|stops the engine, which writes' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log; [ \$rc = 0 ] || exit \$rc
    # A renamed scenario would match nothing and pass: both must have run.
    grep -Eq 'Tests +2 passed' /tmp/vm-action.log || { echo 'the two scenarios did not both run and pass'; exit 1; }"
 

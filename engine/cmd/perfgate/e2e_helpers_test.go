@@ -7,18 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
-// repoRoot is the perfgate repository (this file is engine/cmd/perfgate).
+// repoRoot is the perfgate repository, the engine module's parent.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return filepath.Dir(targettest.ModuleRoot(t))
 }
 
 // exampleService is the bundled example service, the base of every gate.
@@ -103,6 +102,17 @@ var decisiveExperiment = func() string {
 		panic(err)
 	}
 	return string(data)
+}()
+
+// relinkedExperiment is decisiveExperiment at the default layout, random:
+// every round relinks both sides with layouts of its own, as a user's gate
+// does. For the tests of that path; the others keep one build per side.
+var relinkedExperiment = func() string {
+	const build, random = "\nlayout: build\n", "\nlayout: random\n"
+	if !strings.Contains(decisiveExperiment, build) {
+		panic("testdata/decisive-experiment.yml changed: no line layout: build")
+	}
+	return strings.Replace(decisiveExperiment, build, random, 1)
 }()
 
 type gateResult struct {

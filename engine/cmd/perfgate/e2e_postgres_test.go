@@ -111,6 +111,8 @@ load:
       body: '{"customer":"c1","item":"i1","qty":2}'
 pairs: 6
 profile_rounds: 2
+# One build per side: the verdict is on allocations (a dial per query).
+layout: build
 gate:
   alpha: 0.1
 validity:

@@ -26,7 +26,7 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 	if l, err := net.Listen("tcp", "127.0.0.1:8080"); err == nil {
 		defer l.Close()
 	}
-	g := runGateCommand(t, writeConfig(t, decisiveExperiment), exampleService(t), regressedHead(t, "alloc-sprintf.patch"))
+	g := runGateCommand(t, writeConfig(t, relinkedExperiment), exampleService(t), regressedHead(t, "alloc-sprintf.patch"))
 	if g.code != 1 || g.report == nil || g.report.Verdict != "regression" || !g.report.Complete {
 		t.Fatalf("gate: exit %d, want 1 with verdict regression", g.code)
 	}
@@ -43,8 +43,8 @@ func TestGateFindsAllocationRegression(t *testing.T) {
 	if gating != 12 || profiling != 6 || rep.Experiment != "duet" {
 		t.Fatalf("%s: %d gating and %d profile runs, want a duet of 12 and 6", rep.Experiment, gating, profiling)
 	}
-	// The default layout: random, every run a binary relinked with a
-	// layout of its own (shortExperiment's plumbing tests keep their builds).
+	// The default layout, random: every run a binary relinked with a
+	// layout of its own (the plumbing tests keep their builds).
 	seeds := map[uint64]bool{}
 	for _, r := range rep.Runs {
 		seeds[r.LayoutSeed] = true

@@ -31,10 +31,9 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	if out, err := exec.Command("cp", "-r", exampleService(t), repo).CombinedOutput(); err != nil {
 		t.Fatalf("copy example: %v\n%s", err, out)
 	}
-	// One build per side for every round of the gates: their verdicts are
-	// on allocations, which no layout moves, and relinking both sides
-	// each round would add about a second a round to the three gates.
-	experiment := decisiveExperiment + "layout: build\n"
+	// The decisive experiment keeps one build per side for every round:
+	// the gates' verdicts are on allocations, which no layout moves.
+	experiment := decisiveExperiment
 	if err := os.WriteFile(filepath.Join(repo, "perfgate.yml"), []byte(experiment), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,7 @@ import (
 // image has no C library) once per test binary and returns its path.
 func BuildSvc(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	source := filepath.Join(filepath.Dir(file), "..", "testdata", "svc")
+	source := filepath.Join(ModuleRoot(t), "internal", "target", "testdata", "svc")
 	src, err := os.ReadFile(filepath.Join(source, "main.go"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +34,28 @@ func BuildSvc(t *testing.T) string {
 		}
 	}
 	return bin
+}
+
+// ModuleRoot is the engine module's directory, found from the working
+// directory, where go test runs a package's tests: not from the source
+// file's path (runtime.Caller), which -trimpath builds (CI's end-to-end
+// tests, to share the Action's compiled packages) do not keep.
+func ModuleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod in the working directory or above it: run the tests with go test, in the engine module")
+		}
+		dir = parent
+	}
 }
 
 // RequireDocker skips a test when no Docker engine answers, unless
