@@ -34,7 +34,7 @@ func endpointsSection(rep *report.Report) string {
 			c := metric.Of(m)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (%s) | %s | %s %s |\n",
 				request, Text(m.Name), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
-				shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.P), outcomeIcon[m.Outcome], Text(m.Outcome))
+				shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.ShownP()), outcomeIcon[m.Outcome], Text(m.Outcome))
 			request = ""
 		}
 		for _, md := range e.Summary {

@@ -29,7 +29,40 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"latency":  LatencyNote,
 	"rounds":   roundsSection,
 	"main":     mainHistoryCharts,
+	"pNote":    func() string { return pNote },
+	"ocRows":   ocRows,
 }).Parse(htmlTemplate))
+
+// ocRow is one gating metric's operating characteristic as the page shows
+// it: each point's step (a multiple of the threshold), change and share.
+type ocRow struct {
+	Name   string
+	Points []ocCell
+}
+
+type ocCell struct{ Step, Change, Caught string }
+
+// ocRows are the rows of the page's operating-characteristic table, one
+// per gating metric that has one (report.Metric.OC); all share the steps.
+func ocRows(rep *report.Report) []ocRow {
+	var rows []ocRow
+	for _, m := range rep.Metrics {
+		if len(m.OC) == 0 {
+			continue
+		}
+		c := metric.Of(m)
+		row := ocRow{Name: m.Name}
+		for _, p := range m.OC {
+			row.Points = append(row.Points, ocCell{
+				Step:   metric.Number(p.Change/m.Threshold) + "× threshold",
+				Change: c.FormatChange(p.Change),
+				Caught: metric.Percent(p.Caught),
+			})
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
 
 // HTML renders the self-contained report page: no request leaves it (no
 // scripts, styles or fonts from elsewhere), and html/template escapes every

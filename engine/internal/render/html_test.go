@@ -93,3 +93,35 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(dst, "report.png"), data, 0o644)
 	}
 }
+
+// TestHTMLShowsTheOperatingCharacteristic: a gating metric's OC becomes a
+// row of the page's table, each point with its step of the threshold, its
+// change and the share caught; metrics without one have no row.
+func TestHTMLShowsTheOperatingCharacteristic(t *testing.T) {
+	rep := regressionReport()
+	withOC := -1
+	for i, m := range rep.Metrics {
+		if m.Name == "cpu" {
+			withOC = i
+			rep.Metrics[i].Threshold = 0.1
+			rep.Metrics[i].OC = []report.OCPoint{{Change: 0, Caught: 0}, {Change: 0.05, Caught: 0.004}, {Change: 0.1, Caught: 0.42}, {Change: 0.2, Caught: 0.97}}
+		}
+	}
+	if withOC < 0 {
+		t.Fatal("the regression report has no cpu metric")
+	}
+	page, err := HTML(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"How often this gate would fail", "<th>0.5× threshold</th>", "<td>&#43;5.0%: 0.4%</td>", "<td>&#43;10.0%: 42%</td>", "<td>&#43;20.0%: 97%</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	table := page[strings.Index(page, `id="oc"`):]
+	table = table[:strings.Index(table, "</table>")]
+	if rows := strings.Count(table, "<tr><td>"); rows != 1 {
+		t.Errorf("%d rows in the OC table, want the cpu row alone", rows)
+	}
+}

@@ -198,14 +198,19 @@ func metricsSection(rep *report.Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%s) | %s | %s %s | %s |\n",
 			Text(m.Name), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
-			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.P),
+			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.ShownP()),
 			outcomeIcon[m.Outcome], Text(outcome), shown(c, detectable(m)))
 	}
+	fmt.Fprintf(&b, "\n_%s_\n", pNote)
 	if note := LatencyNote(rep); note != "" {
 		fmt.Fprintf(&b, "\n_%s_\n", note)
 	}
 	return b.String()
 }
+
+// pNote says which hypothesis the metrics tables' p is against: the
+// threshold sits inside it (stats.IndifferenceShare).
+const pNote = "p is one-sided, against a change of half the threshold (an increase; a decrease on an improvement's row), adjusted for the gating metrics and the look; a regression needs p ≤ alpha and the estimate above the threshold."
 
 // shown passes a formatted figure of a catalog metric as it is (numbers
 // and the catalog's own units), and escapes one of a metric the report

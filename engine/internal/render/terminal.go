@@ -26,6 +26,7 @@ func Terminal(w io.Writer, rep *report.Report, out string) {
 	if len(rep.Metrics) > 0 {
 		fmt.Fprintf(w, "\npaired comparison over valid pairs, errors and failures over every measured pair (Wilcoxon signed-rank, sign test for failures, Hodges–Lehmann; alpha %g, Holm across gating metrics):\n", rep.Config.Gate.Alpha)
 		printMetrics(w, rep.Metrics)
+		fmt.Fprintln(w, pNote)
 	}
 	if note := LatencyNote(rep); note != "" {
 		fmt.Fprintln(w, note)

@@ -24,7 +24,7 @@ func printEndpoints(w io.Writer, endpoints []report.Endpoint) {
 		for _, m := range e.Metrics {
 			c := metric.Of(m)
 			rows = append(rows, []string{request, m.Name, c.Format(m.Base), c.Format(m.Head), c.FormatChange(m.Delta),
-				fmt.Sprintf("%s (%s)", c.FormatInterval(m.CI[0], m.CI[1]), metric.Percent(m.CILevel)), metric.PValue(m.P), m.Outcome})
+				fmt.Sprintf("%s (%s)", c.FormatInterval(m.CI[0], m.CI[1]), metric.Percent(m.CILevel)), metric.PValue(m.ShownP()), m.Outcome})
 			request = ""
 		}
 		for _, md := range e.Summary {

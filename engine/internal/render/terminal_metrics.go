@@ -32,7 +32,7 @@ func printMetrics(w io.Writer, metrics []report.Metric) {
 		}
 		rows = append(rows, []string{m.Name, c.Format(m.Base), c.Format(m.Head), c.FormatChange(m.Delta),
 			fmt.Sprintf("%s (%s)", c.FormatInterval(m.CI[0], m.CI[1]), metric.Percent(m.CILevel)),
-			metric.PValue(m.P), outcome, detectable(m)})
+			metric.PValue(m.ShownP()), outcome, detectable(m)})
 	}
 	printColumns(w, rows, map[int]bool{0: true, 6: true, 7: true})
 	if reportedOnly {

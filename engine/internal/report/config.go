@@ -208,8 +208,9 @@ type Gate struct {
 	// Errors is the absolute increase of the error rate that fails the
 	// gate; 0% fails on any significant new errors.
 	Errors Fraction `json:"errors"`
-	// Alpha is the false-failure rate of the whole gate: over all gating
-	// metrics (Holm) and all looks; above 0, at most 0.5.
+	// Alpha is the false-failure rate of the whole gate when no metric
+	// changed by more than half its threshold: over all gating metrics
+	// (Holm) and all looks; above 0, at most 0.5.
 	Alpha float64 `json:"alpha"`
 	// Goroutines is the increase of goroutines retained per 1,000
 	// requests (a leak) that fails the gate; 0 fails on any significant

@@ -223,8 +223,10 @@ type Metric struct {
 	Delta   float64    `json:"delta"`
 	CI      [2]float64 `json:"ci"`
 	CILevel float64    `json:"ci_level"`
-	// P is the one-sided p-value for an increase (Holm-adjusted across
-	// the gating metrics); PImprovement the same for a decrease.
+	// P is the one-sided p-value for an increase of more than δ0, half
+	// the threshold (stats.IndifferenceShare), Holm-adjusted across the
+	// gating metrics and for the look; PImprovement the same for a
+	// decrease of more than δ0. ShownP is the one that decided.
 	P            float64 `json:"p"`
 	PImprovement float64 `json:"p_improvement"`
 	Outcome      string  `json:"outcome"` // regression | improvement | unchanged | inconclusive
@@ -235,6 +237,12 @@ type Metric struct {
 	// with 90% power, the threshold condition included; absent when too
 	// few pairs could reach significance.
 	Detectable *float64 `json:"detectable,omitempty"`
+	// OC is the decision's operating characteristic at this look, for
+	// this gate's own noise: the share of experiments like this one
+	// (simulated from its rounds, as Detectable is) that it would call a
+	// regression at true changes from 0 to twice the threshold. Only for
+	// gating metrics with a threshold above 0 and a Detectable.
+	OC []OCPoint `json:"oc,omitempty"`
 	// Level is the significance level the look spent (a part of
 	// gate.alpha, docs/statistics.md); Family the number of gating
 	// metrics in Holm's family at that look, and InFamily whether this
@@ -242,6 +250,14 @@ type Metric struct {
 	Level    float64 `json:"level"`
 	Family   int     `json:"family"`
 	InFamily bool    `json:"in_family"`
+}
+
+// OCPoint is one point of an operating characteristic: at a true change
+// of Change (the metric's scale: a fraction for a relative metric), the
+// share Caught of experiments called a regression.
+type OCPoint struct {
+	Change float64 `json:"change"`
+	Caught float64 `json:"caught"`
 }
 
 // Endpoint is one request line of load.requests (method and path with its
@@ -324,4 +340,14 @@ type FlameNode struct {
 	Base     float64      `json:"b"`
 	Head     float64      `json:"h"`
 	Children []*FlameNode `json:"c,omitempty"`
+}
+
+// ShownP is the p-value of the test that decides m's outcome: an
+// improvement's is the test of a decrease, every other outcome's the test
+// of an increase (a regression's, or the one that was not significant).
+func (m Metric) ShownP() float64 {
+	if m.Outcome == "improvement" {
+		return m.PImprovement
+	}
+	return m.P
 }

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	moremath "github.com/aclements/go-moremath/stats"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -27,56 +28,103 @@ const resampleLimit = 40
 // δ the decision is a regression when both
 //
 //	HL(x)+δ > threshold            the estimate is above the threshold, and
-//	A_k(x)+δ > 0                   the exact test is significant,
+//	A_k(x)+δ > δ0                  the exact test against δ0 is significant,
 //
-// where A_k is the (k+1)-th smallest Walsh average and k the test's
-// critical count (at most k Walsh averages may be negative). So each
-// simulated experiment is caught exactly from δ = max(threshold-HL(x),
-// -A_k(x)) on, and the detectable change is the DetectablePower quantile
-// of those shifts: the exact test's discreteness and the threshold
-// condition are both in it.
+// where A_k is the (k+1)-th smallest Walsh average, k the test's critical
+// count (at most k Walsh averages may be below δ0) and δ0 the change the
+// test's hypothesis allows (Input.indifference). So each simulated
+// experiment is caught exactly from δ = max(threshold-HL(x), δ0-A_k(x))
+// on, and the detectable change is the DetectablePower quantile of those
+// shifts: the exact test's discreteness, its indifference zone and the
+// threshold condition are all in it.
 //
 // walsh are the Walsh averages of d (reordered here) and center their
 // median, the estimate.
-func detectable(in Input, d, walsh []float64, center, alpha float64) *float64 {
+//
+// The same experiments give the decision's operating characteristic at
+// this look (OCPoint): the share of them caught at each true change.
+func detectable(in Input, d, walsh []float64, center, alpha float64) (*float64, []OCPoint) {
 	n := len(d)
 	if n == 0 || math.Pow(0.5, float64(n)) > alpha {
-		return nil
+		return nil, nil
 	}
 	threshold := in.Threshold
 	if in.Scale == Relative {
 		threshold = math.Log1p(threshold)
 	}
+	d0, _ := in.indifference()
 	k, _ := criticalCount(n, alpha)
 	var shift float64
+	var caught func(change float64) float64
 	if n <= resampleLimit {
-		shift = resampledShift(d, center, threshold, k)
+		shifts := resampledShifts(d, center, threshold, d0, k)
+		shift = shifts[int(math.Ceil(DetectablePower*resamples))-1]
+		caught = func(change float64) float64 {
+			at, _ := slices.BinarySearch(shifts, math.Nextafter(change, math.Inf(1)))
+			return float64(at) / float64(len(shifts))
+		}
 	} else {
 		// HL(x) is normal with standard error s: the decision catches δ
-		// when max(threshold, c) - δ < HL(x) - center, c being how far the
-		// significance bound lies below the estimate. The distances from
-		// the estimate to the interval's bounds at 10% measure z₀.₉·s.
+		// when max(threshold, δ0+c) - δ < HL(x) - center, c being how far
+		// the significance bound lies below the estimate. The distances
+		// from the estimate to the interval's bounds at 10% measure z₀.₉·s.
 		m := len(walsh)
 		k10, _ := criticalCount(n, 1-DetectablePower)
 		c := (center - selectNth(walsh, k) + selectNth(walsh, m-1-k) - center) / 2
 		spread := (center - selectNth(walsh, k10) + selectNth(walsh, m-1-k10) - center) / 2
-		shift = max(threshold, c) + spread
+		shift = max(threshold, d0+c) + spread
+		s := spread / moremath.StdNormal.InvCDF(DetectablePower)
+		caught = func(change float64) float64 {
+			return moremath.StdNormal.CDF((change - max(threshold, d0+c)) / s)
+		}
 	}
+	oc := operatingCharacteristic(in, caught)
 	if in.Scale == Relative {
 		shift = math.Expm1(shift)
 	}
-	return &shift
+	return &shift, oc
 }
 
-// resampledShift is the DetectablePower quantile of the shift each
-// simulated experiment needs (see detectable). Each experiment draws n
+// OCPoint is one point of a metric's operating characteristic at a look:
+// the share of experiments like the observed one (the same rounds and
+// noise) that the decision calls a regression when the true change is
+// Change (on the metric's scale, a fraction for Relative metrics).
+type OCPoint struct {
+	Change, Caught float64
+}
+
+// ocSteps are the true changes of the operating characteristic, in
+// multiples of the threshold: 0 to twice it.
+var ocSteps = []float64{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2}
+
+// operatingCharacteristic evaluates caught (of a change on the
+// differences' scale) at ocSteps of the threshold of a gating metric;
+// none for a metric that does not gate or has no threshold.
+func operatingCharacteristic(in Input, caught func(float64) float64) []OCPoint {
+	if !in.Gates || !(in.Threshold > 0) {
+		return nil
+	}
+	oc := make([]OCPoint, len(ocSteps))
+	for i, step := range ocSteps {
+		change := step * in.Threshold
+		onScale := change
+		if in.Scale == Relative {
+			onScale = math.Log1p(change)
+		}
+		oc[i] = OCPoint{Change: change, Caught: caught(onScale)}
+	}
+	return oc
+}
+
+// resampledShifts are the shifts each simulated experiment needs to be
+// caught (see detectable), sorted. Each experiment draws n
 // residuals with replacement, gives each a random sign, and scales them all
 // by τ = √((n-1)/χ²ₙ₋₁): the residuals only estimate the noise, and a
 // noise level drawn from what they allow (τ² has mean (n-1)/(n-3)) keeps
 // the answer from promising 90% to experiments noisier than the one
 // observed. The simulations of docs/statistics.md check the result against
 // the power realised on fresh data.
-func resampledShift(d []float64, center, threshold float64, k int) float64 {
+func resampledShifts(d []float64, center, threshold, d0 float64, k int) []float64 {
 	n := len(d)
 	// Residuals around the estimate, scaled up by √(n/(n-1)) for the
 	// degree of freedom the estimate took.
@@ -116,9 +164,9 @@ func resampledShift(d []float64, center, threshold float64, k int) float64 {
 			x[i] = e
 		}
 		walsh = walshAverages(x, walsh)
-		significant := -selectNth(walsh, k)
+		significant := d0 - selectNth(walsh, k)
 		shifts[b] = max(threshold-medianOf(walsh), significant)
 	}
 	slices.Sort(shifts)
-	return shifts[int(math.Ceil(DetectablePower*resamples))-1]
+	return shifts
 }

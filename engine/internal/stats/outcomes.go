@@ -72,6 +72,12 @@ type Result struct {
 	// (so it is always above the threshold); nil when no change could be
 	// caught (too few pairs for the exact test to reach the level).
 	Detectable *float64
+	// OC is the decision's operating characteristic at this look, from
+	// the experiments behind Detectable: the share of them called a
+	// regression at true changes from 0 to twice the threshold. Nil where
+	// Detectable is, and for a metric that does not gate or whose
+	// threshold is 0.
+	OC []OCPoint
 	// Rounds is the number of valid rounds analysed; AtLook says whether
 	// that is one of the plan's looks (or at least its maximum), where the
 	// experiment may stop.
@@ -93,10 +99,28 @@ type Result struct {
 // Detectable is caught.
 const DetectablePower = 0.9
 
+// IndifferenceShare places δ0, the change below which a metric must almost
+// never be called a regression, at this share of its threshold. The
+// hypothesis each one-sided test rejects is "the change is at most δ0" (an
+// increase of δ0 for a regression, a decrease of δ0 for an improvement),
+// not "there is no change": so a change of half the threshold or less
+// fails a gate with probability at most alpha, at every look, however many
+// rounds it runs, while the threshold condition (the estimate beyond the
+// threshold) keeps changes below the threshold from failing more than
+// about half the time. docs/statistics.md, "The threshold inside the
+// hypothesis", shows the operating characteristic this gives.
+const IndifferenceShare = 0.5
+
+// indifferenceShare is the share in use: IndifferenceShare, or 0 (the rule
+// before it, significant against no change) in the simulations that
+// compare the two.
+var indifferenceShare = IndifferenceShare
+
 // Outcomes tests every metric after n valid rounds of plan p. A gating
-// metric regresses when its increase is significant at this look's level
-// after Holm's correction across the family AND its estimate is above its
-// threshold; it improved when its decrease is significant and beyond the
+// metric regresses when its increase beyond δ0 (IndifferenceShare of its
+// threshold) is significant at this look's level after Holm's correction
+// across the family AND its estimate is above its threshold; it improved
+// when its decrease beyond δ0 is significant and its estimate beyond the
 // threshold; it is unchanged when its interval rules out an increase
 // beyond the threshold, and inconclusive otherwise. Analyses between looks
 // are charged to the next look (Plan.LevelAt) and never let the experiment
@@ -115,7 +139,11 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 	}
 	results := make([]Result, len(inputs))
 	diffs := make([][]float64, len(inputs))
+	// tests are against no change: Tarone's family is chosen by their
+	// number of non-zero differences. upTests and downTests are against
+	// δ0 up and down: they decide.
 	tests := make([]SignedRank, len(inputs))
+	upTests, downTests := make([]SignedRank, len(inputs)), make([]SignedRank, len(inputs))
 	var gating []int
 	for i, in := range inputs {
 		r := &results[i]
@@ -125,9 +153,12 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		if in.Scale == Binary {
 			r.BaseMedian, r.HeadMedian = mean(in.Base), mean(in.Head)
 			tests[i] = signTest(diffs[i])
+			upTests[i], downTests[i] = tests[i], tests[i]
 		} else {
 			r.BaseMedian, r.HeadMedian = Median(in.Base), Median(in.Head)
 			tests[i] = SignedRankTest(diffs[i])
+			up, down := in.indifference()
+			upTests[i], downTests[i] = shiftedTest(diffs[i], up, tests[i]), shiftedTest(diffs[i], down, tests[i])
 		}
 		if in.Gates {
 			gating = append(gating, i)
@@ -142,7 +173,7 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 	k := len(family)
 	up, down := make([]float64, k), make([]float64, k)
 	for j, i := range family {
-		up[j], down[j] = tests[i].PGreater, tests[i].PLess
+		up[j], down[j] = upTests[i].PGreater, downTests[i].PLess
 		results[i].InFamily = true
 	}
 	for side, pvalues := range [][]float64{up, down} {
@@ -172,12 +203,12 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 			r.Family = k
 			detectLevel = level / float64(max(tarone, k+1))
 			lowLevel[i], highLevel[i] = level/float64(tarone), level/float64(tarone)
-			r.PRegression = min(1, tests[i].PGreater*float64(tarone)/share)
-			r.PImprovement = min(1, tests[i].PLess*float64(tarone)/share)
+			r.PRegression = min(1, upTests[i].PGreater*float64(tarone)/share)
+			r.PImprovement = min(1, downTests[i].PLess*float64(tarone)/share)
 		default:
 			lowLevel[i], highLevel[i] = level, level
-			rejectedUp[i], rejectedDown[i] = tests[i].PGreater <= level, tests[i].PLess <= level
-			r.PRegression, r.PImprovement = min(1, tests[i].PGreater/share), min(1, tests[i].PLess/share)
+			rejectedUp[i], rejectedDown[i] = upTests[i].PGreater <= level, downTests[i].PLess <= level
+			r.PRegression, r.PImprovement = min(1, upTests[i].PGreater/share), min(1, downTests[i].PLess/share)
 		}
 		est := Estimate{}
 		switch {
@@ -197,10 +228,34 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		case r.Scale == Binary:
 			r.Detectable = binaryDetectable(r.Pairs, detectLevel)
 		default:
-			r.Detectable = detectable(r.Input, diffs[i], walsh, est.Center, detectLevel)
+			r.Detectable, r.OC = detectable(r.Input, diffs[i], walsh, est.Center, detectLevel)
 		}
 	}
 	return results
+}
+
+// indifference is δ0 on the differences' scale, up (for the regression
+// test) and down (for the improvement test): IndifferenceShare of the
+// threshold, as a log-ratio for a Relative metric.
+func (in Input) indifference() (up, down float64) {
+	d0 := indifferenceShare * in.Threshold
+	if in.Scale == Relative {
+		return math.Log1p(d0), math.Log1p(-d0)
+	}
+	return d0, -d0
+}
+
+// shiftedTest is the signed-rank test of d against a centre of by: of the
+// differences d-by. by 0 is plain, already computed.
+func shiftedTest(d []float64, by float64, plain SignedRank) SignedRank {
+	if by == 0 {
+		return plain
+	}
+	shifted := make([]float64, len(d))
+	for i, x := range d {
+		shifted[i] = x - by
+	}
+	return SignedRankTest(shifted)
 }
 
 // taroneFamily is Holm's family among the gating metrics: those whose
@@ -209,7 +264,13 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 // smallest K such that at most K metrics have 2^-n <= level/K, and the
 // family is those metrics. It depends only on how many differences are
 // non-zero, which says nothing about their signs, so Holm over it (with
-// m = its size) keeps its guarantee.
+// m = its size) keeps its guarantee. The tests that decide are against δ0
+// (shiftedTest), where a zero difference becomes a non-zero one of the
+// sign that counts against the alternative: the smallest p-value they can
+// reach is still 2^-n for the n differences that were not zero (every
+// subset of signs that beats the shifted zeros' fixed ones has them all
+// positive), so the family chosen by n still holds every metric that can
+// be rejected.
 func taroneFamily(gating []int, tests []SignedRank, level float64) (family []int, k int) {
 	for k = 1; ; k++ {
 		family = family[:0]

@@ -94,6 +94,40 @@ func TestDetectable(t *testing.T) {
 	}
 }
 
+// TestOperatingCharacteristic: a gate's own operating characteristic rises
+// with the true change, stays at most the look's level up to δ0 (half the
+// threshold), crosses DetectablePower where Detectable says, and exists
+// only for gating metrics with a threshold. Both ways of computing it: by
+// resampling (14 pairs) and by the normal approximation (60).
+func TestOperatingCharacteristic(t *testing.T) {
+	const threshold, alpha = 0.1, 0.01
+	for _, n := range []int{14, 60} {
+		base, head := pairs(n, 0, 0.04)
+		results := decideFixed([]Input{
+			{Name: "cpu", Base: base, Head: head, Threshold: threshold, Gates: true},
+			{Name: "latency", Base: base, Head: head, Threshold: threshold},
+		}, alpha)
+		r := results[0]
+		if len(r.OC) != len(ocSteps) || r.Detectable == nil {
+			t.Fatalf("%d pairs: %d OC points, detectable %v; want %d and a detectable change", n, len(r.OC), deref(r.Detectable), len(ocSteps))
+		}
+		for i, p := range r.OC {
+			if !near(p.Change, ocSteps[i]*threshold) || (i > 0 && p.Caught < r.OC[i-1].Caught) {
+				t.Errorf("%d pairs: point %d %+v after %+v: want the change %v× the threshold, caught no less often", n, i, p, r.OC[max(0, i-1)], ocSteps[i])
+			}
+			if p.Change <= IndifferenceShare*threshold && p.Caught > alpha {
+				t.Errorf("%d pairs: a true change of %v is caught %v of the time, above alpha %v", n, p.Change, p.Caught, alpha)
+			}
+			if below := p.Change < *r.Detectable; below == (p.Caught >= DetectablePower) {
+				t.Errorf("%d pairs: at %v caught %v, but the detectable change is %v", n, p.Change, p.Caught, *r.Detectable)
+			}
+		}
+		if results[1].OC != nil {
+			t.Errorf("%d pairs: a metric that does not gate has an OC: %+v", n, results[1].OC)
+		}
+	}
+}
+
 func TestAbsoluteErrorRate(t *testing.T) {
 	zeros := make([]float64, 10)
 	r := decideFixed([]Input{{Name: "errors", Base: zeros, Head: zeros, Scale: Absolute, Threshold: 0.001, Gates: true}}, 0.01)[0]
@@ -140,9 +174,9 @@ func TestTooFewPairsNeverClaimUnchanged(t *testing.T) {
 }
 
 // TestIntervalMatchesTheAdjustedTest: for untied data the interval's lower
-// bound is above 0 exactly when the Holm-adjusted regression test is
-// significant, and its upper bound below 0 exactly when the improvement
-// test is, at every look of a sequential plan.
+// bound is above δ0 (half the threshold) exactly when the Holm-adjusted
+// regression test against δ0 is significant, and its upper bound below -δ0
+// exactly when the improvement test is, at every look of a sequential plan.
 func TestIntervalMatchesTheAdjustedTest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := Plan{Alpha: 0.05, Min: 8, Max: 20}
@@ -159,7 +193,8 @@ func TestIntervalMatchesTheAdjustedTest(t *testing.T) {
 			inputs = append(inputs, in)
 		}
 		for _, r := range outcomes(inputs, p, n, nil) {
-			if (r.CI[0] > 0) != (r.PRegression <= p.Alpha) || (r.CI[1] < 0) != (r.PImprovement <= p.Alpha) {
+			d0 := IndifferenceShare * r.Threshold
+			if (r.CI[0] > d0) != (r.PRegression <= p.Alpha) || (r.CI[1] < -d0) != (r.PImprovement <= p.Alpha) {
 				t.Fatalf("trial %d, %s at %d rounds: CI %v, p↑ %v, p↓ %v, alpha %v", trial, r.Name, n, r.CI, r.PRegression, r.PImprovement, p.Alpha)
 			}
 		}

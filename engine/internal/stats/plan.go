@@ -13,8 +13,9 @@ import (
 // gate reports a regression that is not there stays at most Alpha whatever
 // look the experiment stops at (docs/statistics.md).
 type Plan struct {
-	// Alpha bounds the false-failure rate of the whole gate: over every
-	// look and every gating metric.
+	// Alpha bounds the false-failure rate of the whole gate for changes
+	// of at most δ0 (IndifferenceShare of each threshold): over every look
+	// and every gating metric.
 	Alpha float64
 	// Min is the number of valid rounds at the first look, Max at the
 	// last. Max <= Min is a fixed experiment with a single look at Min.

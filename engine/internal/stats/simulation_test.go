@@ -29,6 +29,23 @@ func TestFalseFailureRateAcrossLooks(t *testing.T) {
 	}
 }
 
+// TestChangeOfHalfTheThresholdFailsAtMostAlpha: the threshold is inside
+// the hypothesis, so a true CPU change of δ0 (IndifferenceShare of the
+// threshold) fails within alpha over all the looks, even where the noise
+// puts the estimate above the threshold in many looks (2% per round: the
+// old rule, significant against 0 and the estimate above the threshold,
+// failed 268 of these 3000 gates, 8.9%; this rule 31, 1.0%).
+func TestChangeOfHalfTheThresholdFailsAtMostAlpha(t *testing.T) {
+	p := Plan{Alpha: 0.05, Min: 12, Max: 24}
+	const threshold = 0.015
+	g := defaultGate(threshold, 0.02, normalNoise).withShift("cpu", math.Log1p(IndifferenceShare*threshold))
+	s := simulateGates(g, p, 3000, 2)
+	// 3000 gates: 3 standard errors above alpha is 0.062.
+	if f := float64(s.failedCPU) / float64(s.gates); f > 0.062 {
+		t.Errorf("%d of %d gates with CPU +%.2f%% failed on CPU (%.3f), alpha %v", s.failedCPU, s.gates, 100*IndifferenceShare*threshold, f, p.Alpha)
+	}
+}
+
 // TestDetectableMatchesRealisedPower: a change of the size Detectable
 // reports is caught at the same look about DetectablePower of the time:
 // a little more is fine (it errs on the side of promising less), less by
@@ -125,6 +142,34 @@ func TestSimulation(t *testing.T) {
 		w("| %s | %s SD %.1f%% | %.2f%% (%.2f–%.2f%%) | %s | %s |\n", planText(sc.p), sc.noise.name, 100*sc.sd,
 			100*quantile(c.detectable, 0.5), 100*quantile(c.detectable, 0.1), 100*quantile(c.detectable, 0.9),
 			rate(c.caughtAtLook, c.gates), rate(c.caughtSequential, c.gates))
+	}
+
+	w("\n### Operating characteristic: share of gates failed on CPU, by true change (threshold %.1f%%, δ0 = %.2f%%; 10,000 gates a point; old rule: significant against 0)\n\n", 100*cpuThreshold, 100*IndifferenceShare*cpuThreshold)
+	changes := []float64{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2}
+	w("| plan | CPU SD | rule |")
+	for _, c := range changes {
+		w(" %+.2f%% |", 100*c*cpuThreshold)
+	}
+	w("\n|---|---|---|%s\n", strings.Repeat("---|", len(changes)))
+	for _, sc := range []struct {
+		p  Plan
+		sd float64
+	}{
+		{defaults, 0.008}, {defaults, 0.014}, {Plan{Alpha: 0.01, Min: 14, Max: 14}, 0.008}, {Plan{Alpha: 0.05, Min: 12, Max: 24}, 0.008},
+	} {
+		for _, rule := range []struct {
+			name  string
+			share float64
+		}{{"δ0 = threshold/2", IndifferenceShare}, {"old", 0}} {
+			indifferenceShare = rule.share
+			w("| %s | %.1f%% | %s |", planText(sc.p), 100*sc.sd, rule.name)
+			for _, c := range changes {
+				s := simulateGates(defaultGate(cpuThreshold, sc.sd, normalNoise).withShift("cpu", math.Log1p(c*cpuThreshold)), sc.p, 10000, 50)
+				w(" %.4f |", float64(s.failedCPU)/float64(s.gates))
+			}
+			w("\n")
+		}
+		indifferenceShare = IndifferenceShare
 	}
 
 	w("\n### Choosing the defaults (normal noise; gate time = p95 rounds × 14 s or 5 s + 20 s of builds)\n\n")

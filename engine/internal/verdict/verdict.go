@@ -76,7 +76,7 @@ func ReportMetric(r stats.Result) report.Metric {
 	return report.Metric{
 		Name: r.Name, Unit: r.Unit, Scale: string(scale), Base: r.BaseMedian, Head: r.HeadMedian,
 		Delta: r.Delta, CI: r.CI, CILevel: r.CILevel, P: r.PRegression, PImprovement: r.PImprovement,
-		Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable,
+		Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable, OC: ocOf(r.OC),
 		Level: r.Level, Family: r.Family, InFamily: r.InFamily,
 	}
 }
@@ -179,12 +179,36 @@ func Describe(m report.Metric) string {
 		return describeFailures(m)
 	}
 	c := metric.Of(m)
-	s := fmt.Sprintf("%s %s (%s CI %s, p=%s, threshold %s)", m.Name, c.FormatChange(m.Delta),
-		metric.Percent(m.CILevel), c.FormatInterval(m.CI[0], m.CI[1]), metric.PValue(m.P), c.FormatChange(m.Threshold))
+	s := fmt.Sprintf("%s %s (%s CI %s, %s, threshold %s)", m.Name, c.FormatChange(m.Delta),
+		metric.Percent(m.CILevel), c.FormatInterval(m.CI[0], m.CI[1]), pAgainst(m, c), c.FormatChange(m.Threshold))
 	if m.Outcome == stats.Inconclusive && m.Detectable == nil {
 		s += fmt.Sprintf("; %d pairs cannot reach significance at this alpha", m.Pairs)
 	}
 	return s
+}
+
+// ocOf copies an operating characteristic into the report's form.
+func ocOf(points []stats.OCPoint) []report.OCPoint {
+	var oc []report.OCPoint
+	for _, p := range points {
+		oc = append(oc, report.OCPoint{Change: p.Change, Caught: p.Caught})
+	}
+	return oc
+}
+
+// pAgainst is the p-value of the test that decided m's outcome, with the
+// change its hypothesis allows (δ0, stats.IndifferenceShare of the
+// threshold): "p=0.004 against +0.75%". An improvement's is the test of a
+// decrease.
+func pAgainst(m report.Metric, c *metric.Metric) string {
+	p, d0 := m.ShownP(), stats.IndifferenceShare*m.Threshold
+	if m.Outcome == stats.Improvement {
+		d0 = -d0
+	}
+	if d0 == 0 {
+		return "p=" + metric.PValue(p)
+	}
+	return fmt.Sprintf("p=%s against %s", metric.PValue(p), c.FormatChange(d0))
 }
 
 // ValidPairs returns, per pair number, the base and head runs when both are
