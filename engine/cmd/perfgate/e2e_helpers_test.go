@@ -115,6 +115,20 @@ var relinkedExperiment = func() string {
 	return strings.Replace(decisiveExperiment, build, random, 1)
 }()
 
+// fewestRounds turns decisiveExperiment or shortExperiment into 4 rounds
+// at alpha 0.5, the fewest in which a gate can still call a regression over
+// the six gating metrics (2^-4 <= 0.5/6), for tests whose gate asserts only
+// a large planted regression or none.
+func fewestRounds(t *testing.T, cfg string) string {
+	t.Helper()
+	for _, line := range []string{"\npairs: 6\n", "\n  alpha: 0.1\n"} {
+		if !strings.Contains(cfg, line) {
+			t.Fatalf("the experiment changed: no line %q", strings.TrimSpace(line))
+		}
+	}
+	return strings.NewReplacer("\npairs: 6\n", "\npairs: 4\n", "\n  alpha: 0.1\n", "\n  alpha: 0.5\n").Replace(cfg)
+}
+
 type gateResult struct {
 	code           int
 	stdout, stderr string
