@@ -1,10 +1,11 @@
 package stats
 
 import (
-	moremath "github.com/aclements/go-moremath/stats"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	moremath "github.com/aclements/go-moremath/stats"
 )
 
 // resamples is the number of simulated experiments behind Detectable: the
@@ -72,11 +73,10 @@ func detectable(in Input, d, walsh []float64, center, alpha float64) (*float64, 
 		k10, _ := criticalCount(n, 1-DetectablePower)
 		c := (center - selectNth(walsh, k) + selectNth(walsh, m-1-k) - center) / 2
 		spread := (center - selectNth(walsh, k10) + selectNth(walsh, m-1-k10) - center) / 2
-		shift = max(threshold, d0+c) + spread
+		bound := max(threshold, d0+c)
+		shift = bound + spread
 		s := spread / moremath.StdNormal.InvCDF(DetectablePower)
-		caught = func(change float64) float64 {
-			return moremath.StdNormal.CDF((change - max(threshold, d0+c)) / s)
-		}
+		caught = func(change float64) float64 { return moremath.StdNormal.CDF((change - bound) / s) }
 	}
 	oc := operatingCharacteristic(in, caught)
 	if in.Scale == Relative {

@@ -191,7 +191,7 @@ func Describe(m report.Metric) string {
 func ocOf(points []stats.OCPoint) []report.OCPoint {
 	var oc []report.OCPoint
 	for _, p := range points {
-		oc = append(oc, report.OCPoint{Change: p.Change, Caught: p.Caught})
+		oc = append(oc, report.OCPoint(p))
 	}
 	return oc
 }
