@@ -68,7 +68,13 @@ fi
 # they would fail for the machine's sake, so they run later, alone, with
 # the kubernetes target and the end-to-end gates. Here they are only built.
 loaded='/internal/(experiment|load|loadgen|capture|target/local|target/docker)$'
-unit_packages=$(cd "$root/engine" && go list ./... | grep -v -e /cmd/perfgate -e /target/kubernetes)
+# The cluster targets (kubernetes, kind) and cmd/perfgate, which links
+# them, are tested static and without the race detector (end_to_end below):
+# they share client-go's compiled packages with the Action's perfgate
+# instead of compiling them a second time with -race (~130 s of CPU from
+# nothing). No other package links client-go (session takes its targets
+# from the command).
+unit_packages=$(cd "$root/engine" && go list ./... | grep -v -e /cmd/perfgate -e /target/kubernetes -e /target/kind)
 loaded_packages=$(grep -E "$loaded" <<<"$unit_packages")
 logic_packages=$(grep -vE "$loaded" <<<"$unit_packages")
 # $2 is a list of packages, one per line, split into arguments on purpose.
@@ -127,6 +133,9 @@ end_to_end() {
 # or added falls to phase 2, alone, which is always safe.
 unmeasured_e2e='^(TestDockerGateTinyMemoryIsInvalidOOM|TestGateTinyMemoryLimitIsInvalidOOM|TestGateServiceExitingAtStartFailsFast|TestGateServiceNeverReadyTimesOut|TestGateBuildFailureIsInfrastructureError|TestGateConfigErrorExitsBeforeBuilding|TestGateDatabaseResetFailureIsInvalid|TestGateTargetOverridesConfig)$'
 stage "engine: end-to-end tests that measure nothing (service failures, OOM kills)" end_to_end ./cmd/perfgate -run "$unmeasured_e2e"
+
+# The kind target's tests drive a stand-in kind and measure nothing.
+stage "engine: the kind target's tests (a stand-in kind)" end_to_end ./internal/target/kind
 
 stage "example service" bash -c 'cd "$1/examples/service" && go test -race -count=1 ./...' _ "$root"
 

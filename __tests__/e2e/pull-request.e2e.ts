@@ -306,8 +306,16 @@ describe('a cancelled job', () => {
     expect(output).toContain('Received SIGINT: stopping perfgate')
     expect(output).toMatch(/perfgate could not run the experiment: interrupted/)
     expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    // As runner (scripts/vm), what the engine wrote through sudo before the
+    // signal stopped it must be the job user's to delete.
+    if (process.getuid?.() !== 0) expect(rootOwned(tmp)).toEqual([])
   })
 })
+
+/** rootOwned lists up to five paths under dir that root owns. */
+function rootOwned(dir: string): string[] {
+  return execFileSync('find', [dir, '-uid', '0'], { encoding: 'utf8' }).split('\n').filter(Boolean).slice(0, 5)
+}
 
 describe('the fork-safe two-stage setup', () => {
   it('stage one measures the fork and uploads; stage two comments from the artifact without running its code', async () => {

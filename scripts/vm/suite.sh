@@ -56,10 +56,13 @@ prepare_on_host() {
   rm -rf "$work/bin" "$work/prepared"
   mkdir -p "$work/bin"
   local pkg host_modules
+  # Static and -trimpath, like the end-to-end tests' binaries and the
+  # Action's perfgate (scripts/test.sh): the standard library and the
+  # dependencies compiled for those serve these too.
   for pkg in "${packages[@]}"; do
-    (cd "$repo/engine" && CGO_ENABLED=0 go test -c -o "$work/bin/${pkg//\//-}.test" "./internal/$pkg")
+    (cd "$repo/engine" && CGO_ENABLED=0 go test -trimpath -c -o "$work/bin/${pkg//\//-}.test" "./internal/$pkg")
   done
-  (cd "$svc_src" && CGO_ENABLED=0 go build -o "$work/bin/$svc" .)
+  (cd "$svc_src" && CGO_ENABLED=0 go build -trimpath -o "$work/bin/$svc" .)
   (cd "$repo/examples/service" && GOCACHE="$runner_home/.cache/go-build" GOFLAGS= CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
   host_modules=$(cd "$repo/engine" && go mod download && go env GOMODCACHE)
   (cd "$repo/engine" && GOMODCACHE="$runner_home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
@@ -179,7 +182,9 @@ stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-own
 # root) does not: a pull request with a regression, where the Action finds
 # password-less sudo, starts the engine through it, comments and cleans up
 # in its post step; and a cancelled job, whose SIGINT the Action must relay
-# through sudo to the engine. The other scenarios (fork, push, nightly
+# through sudo to the engine, which still writes its report and leaves
+# nothing root-owned (gate-as-runner.sh has no gate of its own stopped
+# midway: this is the runner's way to stop one). The other scenarios (fork, push, nightly
 # record, the two-stage comment, the accept label) run the same code as on
 # the host: scripts/test.sh runs them all there. Their experiment keeps one
 # build per side (layout: build): relinking every round costs ~20 s a round

@@ -14,7 +14,7 @@ import (
 // flag that set it, with the value and what to pass instead.
 func TestOptionMessagesNameTheFlag(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
-	_, headErr := session.Gate(t.Context(), session.GateOptions{ConfigPath: writeConfig(t, decisiveExperiment), Head: missing})
+	_, headErr := session.Gate(t.Context(), session.GateOptions{ConfigPath: writeConfig(t, decisiveExperiment), Head: missing, Targets: targets})
 	_, compareErr := session.Recompute(session.RecomputeOptions{Out: missing})
 	for _, tt := range []struct {
 		err  error

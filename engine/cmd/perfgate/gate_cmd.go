@@ -14,7 +14,7 @@ import (
 func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := session.GateOptions{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "gate"}, args...)}
+	o := session.GateOptions{Targets: targets, Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "gate"}, args...)}
 	fs.StringVar(&o.ConfigPath, "config", "perfgate.yml", "perfgate.yml of the service")
 	fs.StringVar(&o.Base, "base", "", "base: a git revision (commit, branch or tag) of the repository at --head")
 	fs.StringVar(&o.BaseDir, "base-dir", "", "base: a directory holding the base's source, instead of --base")

@@ -14,7 +14,7 @@ import (
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := session.RunOptions{Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "run"}, args...)}
+	o := session.RunOptions{Targets: targets, Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "run"}, args...)}
 	fs.StringVar(&o.ConfigPath, "config", "perfgate.yml", "perfgate.yml of the service")
 	fs.StringVar(&o.Src, "src", ".", "the directory of the checkout to measure")
 	fs.StringVar(&o.Label, "label", "", "what is measured, shown in the report: a branch like main or a short commit SHA")

@@ -82,7 +82,7 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Links:    trend.Links{Server: *server, Repository: *repository, RunID: *runID, Artifact: *artifact},
 	}
 	if *confirm {
-		o.Checkout = &trend.Checkout{Src: *src, ConfigPath: *configPath, Target: target, Stderr: stderr}
+		o.Checkout = &trend.Checkout{Src: *src, ConfigPath: *configPath, Target: target, Targets: targets, Stderr: stderr}
 	}
 	t, err := trend.Run(ctx, o)
 	if err != nil {

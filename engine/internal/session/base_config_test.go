@@ -141,7 +141,7 @@ func TestGateRunRecordsTheBasesThresholds(t *testing.T) {
 		writeFile(t, filepath.Join(top, "perfgate.yml"), testService+"gate:\n  cpu: 50%\n")
 	})
 	out := filepath.Join(t.TempDir(), "results")
-	rep, err := Gate(context.Background(), GateOptions{ConfigPath: "perfgate.yml", Base: "v1", Head: ".", Out: out, Stdout: io.Discard, Stderr: io.Discard})
+	rep, err := Gate(context.Background(), GateOptions{ConfigPath: "perfgate.yml", Base: "v1", Head: ".", Out: out, Targets: everyTarget(), Stdout: io.Discard, Stderr: io.Discard})
 	if err == nil || rep == nil {
 		t.Fatalf("report %v, err %v: want a failed build's report", rep, err)
 	}

@@ -26,8 +26,6 @@ import (
 // prepare, if any, sets the invocation up before it measures.
 func gateOnFake(t *testing.T, tg *targettest.Fake, pairs int, prepare ...func(*invocation)) (*report.Report, string) {
 	t.Helper()
-	targets["fake"] = func(*config.Config, cgroup.Limits, string) target.Target { return tg }
-	t.Cleanup(func() { delete(targets, "fake") })
 	cfg, err := config.Parse("perfgate.yml", []byte(`
 service: {package: ., args: ["-addr", "{addr}"]}
 experiment: sequential
@@ -49,6 +47,7 @@ validity: {min_cpu_samples: 0, max_generator_cpu: 100%}
 		}
 	}
 	g := newInvocation(report.ModeGate, cfg, out, []string{"perfgate", "gate"}, io.Discard, io.Discard)
+	g.targets = Targets{"fake": func(*config.Config, cgroup.Limits, string) target.Target { return tg }}
 	for _, p := range prepare {
 		p(g)
 	}

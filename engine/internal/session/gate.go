@@ -33,6 +33,8 @@ type GateOptions struct {
 	Out     string
 	// Target overrides the config's target when set (the Action's target input).
 	Target string
+	// Targets are the targets the service may run on (the command's).
+	Targets Targets
 	// Seed replays a run order; nil picks a fresh one.
 	Seed *uint64
 	// HistoryDir is main's nightly history (perfgate run --history), shown
@@ -48,7 +50,7 @@ type GateOptions struct {
 // Gate (`perfgate gate`) performs the gate and returns the report it wrote (nil when nothing
 // could be written) and the error that ended it, if any.
 func Gate(ctx context.Context, o GateOptions) (*report.Report, error) {
-	cfg, err := loadConfig(o.ConfigPath, o.Target)
+	cfg, err := loadConfig(o.ConfigPath, o.Target, o.Targets)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +65,7 @@ func Gate(ctx context.Context, o GateOptions) (*report.Report, error) {
 	}
 	g := newInvocation(report.ModeGate, cfg, o.Out, o.Command, o.Stdout, o.Stderr)
 	g.logFormat = o.LogFormat
+	g.targets = o.Targets
 	g.readMainHistory(o.HistoryDir, o.ConfigPath, o.Head)
 	g.rep.Seed = rand.Uint64()
 	if o.Seed != nil {

@@ -21,10 +21,6 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/reset"
 	"github.com/perfgate/perfgate/engine/internal/results"
 	"github.com/perfgate/perfgate/engine/internal/target"
-	"github.com/perfgate/perfgate/engine/internal/target/docker"
-	"github.com/perfgate/perfgate/engine/internal/target/kind"
-	"github.com/perfgate/perfgate/engine/internal/target/kubernetes"
-	"github.com/perfgate/perfgate/engine/internal/target/local"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
@@ -45,6 +41,8 @@ type invocation struct {
 	// sources are the trees built, by side: the experiment relinks them
 	// with a layout per round.
 	sources map[string]string
+	// targets makes the configured target (loadConfig checked it has it).
+	targets Targets
 }
 
 // newInvocation starts a report in mode (report.ModeGate or ModeRecord)
@@ -60,7 +58,7 @@ func newInvocation(mode string, cfg *config.Config, out string, command []string
 
 // loadConfig reads perfgate.yml and applies --target, refusing the targets
 // this version cannot run before anything is built.
-func loadConfig(path, targetOverride string) (*config.Config, error) {
+func loadConfig(path, targetOverride string, targets Targets) (*config.Config, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, &ConfigError{Err: err}
@@ -175,26 +173,11 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 	return binaries, nil
 }
 
-// targets build the target a config names; out is the results directory
-// (kind keeps its logs there when the cluster fails).
-var targets = map[string]func(cfg *config.Config, limits cgroup.Limits, out string) target.Target{
-	"local": func(cfg *config.Config, l cgroup.Limits, out string) target.Target {
-		return local.New(l, cfg.Service.Env["GOMAXPROCS"])
-	},
-	"docker": func(cfg *config.Config, l cgroup.Limits, out string) target.Target {
-		return docker.New(l, cfg.Service.Env["GOMAXPROCS"])
-	},
-	"kubernetes": func(cfg *config.Config, l cgroup.Limits, out string) target.Target {
-		return kubernetes.New("kubernetes", cfg.Kubernetes, l, cfg.Service.Env)
-	},
-	"kind": func(cfg *config.Config, l cgroup.Limits, out string) target.Target { return kind.New(cfg, l, out) },
-}
-
 // measure prepares the configured target and runs the experiment on the built
 // binaries: both sides in pairs, or onlySide alone for a recording.
 // service.reset runs in resetDir, the head's tree (the recorded one).
 func (g *invocation) measure(ctx context.Context, binaries map[string]string, onlySide, resetDir string) error {
-	tg := targets[g.cfg.Target](g.cfg, cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)}, g.out)
+	tg := g.targets[g.cfg.Target](g.cfg, cgroup.Limits{CPUMillicores: int64(g.cfg.Resources.CPU), MemoryBytes: int64(g.cfg.Resources.Memory)}, g.out)
 	// Cleanup failures (a cluster or namespace not deleted, an image or a
 	// container not removed) do not change the result, but the user must
 	// know, from the report as much as from the terminal.

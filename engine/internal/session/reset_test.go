@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 // TestResetNeedsATargetThatRunsIt: --target may choose a target after the
@@ -26,7 +30,7 @@ func TestResetNeedsATargetThatRunsIt(t *testing.T) {
 		{"kind", "service.reset is not supported on target kind"},
 		{"kubernetes", "gate with --target local or --target docker, or without service.reset"},
 	} {
-		cfg, err := loadConfig(path, tc.target)
+		cfg, err := loadConfig(path, tc.target, everyTarget())
 		var ce *ConfigError
 		switch {
 		case tc.want == "" && err != nil:
@@ -37,4 +41,14 @@ func TestResetNeedsATargetThatRunsIt(t *testing.T) {
 			t.Errorf("--target %q: err %v, want a configuration error containing %q", tc.target, err, tc.want)
 		}
 	}
+}
+
+// everyTarget has a maker for each name in config.Targets; the tests that
+// use it never make one.
+func everyTarget() Targets {
+	targets := Targets{}
+	for _, name := range config.Targets {
+		targets[name] = func(*config.Config, cgroup.Limits, string) target.Target { panic("not made in this test") }
+	}
+	return targets
 }

@@ -23,7 +23,9 @@ type RunOptions struct {
 	Label string
 	Out   string
 	// Target overrides the config's target when set (the Action's target input).
-	Target  string
+	Target string
+	// Targets are the targets the service may run on (the command's).
+	Targets Targets
 	History HistoryOptions
 	Command []string
 	// LogFormat is LogPlain (the default) or LogGitHub.
@@ -53,7 +55,7 @@ func Run(ctx context.Context, o RunOptions) (*report.Report, error) {
 	if err := CheckLabel(o.Label); err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(o.ConfigPath, o.Target)
+	cfg, err := loadConfig(o.ConfigPath, o.Target, o.Targets)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +67,7 @@ func Run(ctx context.Context, o RunOptions) (*report.Report, error) {
 	}
 	g := newInvocation(report.ModeRecord, cfg, o.Out, o.Command, o.Stdout, o.Stderr)
 	g.logFormat = o.LogFormat
+	g.targets = o.Targets
 	g.rep.Label = o.Label
 	rep, err := g.finish(g.record(ctx, o.Src))
 	if rep != nil && len(rep.Runs) > 0 {

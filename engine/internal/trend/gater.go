@@ -20,6 +20,8 @@ type Checkout struct {
 	Src        string
 	ConfigPath string
 	Target     string
+	// Targets are the targets the gates may run the service on.
+	Targets session.Targets
 	// Stderr gets each gate's progress.
 	Stderr io.Writer
 }
@@ -43,7 +45,7 @@ func (c Checkout) Gate(ctx context.Context, before, after, out string) (*report.
 	}()
 	fmt.Fprintf(c.Stderr, "perfgate trend: paired gate %s (base) vs %s (head) → %s\n", short(before), short(after), out)
 	return session.Gate(ctx, session.GateOptions{
-		ConfigPath: filepath.Join(head.Dir, rel), Base: before, Head: head.Dir, Out: out, Target: c.Target,
+		ConfigPath: filepath.Join(head.Dir, rel), Base: before, Head: head.Dir, Out: out, Target: c.Target, Targets: c.Targets,
 		Command: []string{"perfgate", "gate", "--base", before, "--head", after, "--out", out},
 		Stdout:  io.Discard, Stderr: c.Stderr,
 	})

@@ -1,4 +1,4 @@
-package session
+package main
 
 import (
 	"testing"
@@ -8,14 +8,14 @@ import (
 
 // TestEveryConfigTargetCanBeMade: config.Targets is the one list of
 // targets (flags, config checks and the Action's generated copy read it);
-// gate must be able to make each, and no other.
+// perfgate must be able to make each, and no other.
 func TestEveryConfigTargetCanBeMade(t *testing.T) {
 	for _, name := range config.Targets {
 		if targets[name] == nil {
-			t.Errorf("config.Targets has %q, which gate cannot make", name)
+			t.Errorf("config.Targets has %q, which perfgate cannot make", name)
 		}
 	}
 	if len(targets) != len(config.Targets) {
-		t.Errorf("gate makes %d targets, config.Targets lists %d: %v", len(targets), len(config.Targets), config.Targets)
+		t.Errorf("perfgate makes %d targets, config.Targets lists %d: %v", len(targets), len(config.Targets), config.Targets)
 	}
 }
