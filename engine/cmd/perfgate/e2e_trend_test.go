@@ -32,8 +32,10 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 		t.Fatalf("copy example: %v\n%s", err, out)
 	}
 	// The decisive experiment keeps one build per side for every round:
-	// the gates' verdicts are on allocations, which no layout moves.
-	experiment := decisiveExperiment
+	// the gates' verdicts are on allocations, which no layout moves. One
+	// profile round a gate: the confirmations' functions are only checked
+	// to come from the allocs profile.
+	experiment := decisiveExperiment + "profile_rounds: 1\n"
 	if err := os.WriteFile(filepath.Join(repo, "perfgate.yml"), []byte(experiment), 0o644); err != nil {
 		t.Fatal(err)
 	}
