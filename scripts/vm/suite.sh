@@ -168,9 +168,14 @@ stage "the VM is the runner's: runner without root, sudo -n, cgroup v2, Docker's
   sudo -n docker info --format "{{.CgroupDriver}} v{{.CgroupVersion}}" | grep -qx "systemd v2"
   echo "runner $(id -u), $(uname -r), cgroup2 with: $(cat /sys/fs/cgroup/cgroup.controllers), docker $(sudo -n docker info --format "{{.CgroupDriver}} v{{.CgroupVersion}}")"'
 
+# Tests of these packages whose path is the same on the runner, left to the
+# host: a container that dies at start is told from docker's own exit code
+# and logs, whatever the cgroup driver (~20 s under TCG).
+declare -A host_only=([target/docker]='^TestServiceDyingAtStartFailsFastWithItsStderr$')
 for pkg in "${packages[@]}"; do
+  skip=${host_only[$pkg]:+-test.skip=${host_only[$pkg]}}
   stage "go test ./internal/$pkg as runner through sudo -n" \
-    "cd engine/internal/$pkg && $(as_action "$guest_bin/${pkg//\//-}.test" -test.count=1 -test.v) > /tmp/vm-test-${pkg//\//-}.log 2>&1; rc=\$?; grep -E '^(--- |ok|FAIL|PASS)' /tmp/vm-test-${pkg//\//-}.log; [ \$rc = 0 ] || tail -40 /tmp/vm-test-${pkg//\//-}.log; exit \$rc"
+    "cd engine/internal/$pkg && $(as_action "$guest_bin/${pkg//\//-}.test" -test.count=1 -test.v $skip) > /tmp/vm-test-${pkg//\//-}.log 2>&1; rc=\$?; grep -E '^(--- |ok|FAIL|PASS)' /tmp/vm-test-${pkg//\//-}.log; [ \$rc = 0 ] || tail -40 /tmp/vm-test-${pkg//\//-}.log; exit \$rc"
 done
 
 # --- the engine's gates, as the Action runs them -----------------------------
