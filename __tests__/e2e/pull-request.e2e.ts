@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { extractReport } from '../../src/untrusted-results.js'
 import { FakeGitHub } from '../support/fake-github.js'
 import { git } from '../support/git.js'
 
@@ -31,12 +32,18 @@ for (const [from, to] of lowered) {
   if (!from.test(experiment)) throw new Error(`decisive-experiment.yml changed: no line matches ${from}`)
   experiment = experiment.replace(from, to)
 }
+// One profile round, not three: no scenario reads the attribution, and
+// under the VM's TCG a round costs ~6 s, ~26 s when it relinks.
+if (/^profile_rounds:/m.test(experiment)) throw new Error('decisive-experiment.yml sets profile_rounds: this line must change it')
+experiment += 'profile_rounds: 1\n'
 // The decisive experiment keeps each side's one build for every round
 // (layout: build): what these scenarios test (the Action's steps, sudo, the
 // cancelled job's signal) does not depend on layouts, and relinking both
 // sides costs ~1.7 s a round here and ~20 s under the VM's TCG. The engine's
-// own end-to-end tests and scripts/vm/gate-as-runner.sh check relinking.
-// PERFGATE_E2E_LAYOUT=random relinks every round, as a user's gate does.
+// own end-to-end tests check relinking on the host.
+// PERFGATE_E2E_LAYOUT=random relinks every round, as a user's gate does:
+// scripts/vm/suite.sh sets it, so that the pull request's scenario checks
+// relinking as the runner, through sudo.
 const layout = process.env.PERFGATE_E2E_LAYOUT
 if (layout !== undefined) {
   if (!['random', 'build'].includes(layout)) throw new Error(`PERFGATE_E2E_LAYOUT is '${layout}': want random or build`)
@@ -191,6 +198,19 @@ describe('the action on a pull request with a planted regression', () => {
     // As on GitHub's runners: the runner user, the engine through sudo -n.
     if (process.env.PERFGATE_E2E_VIA_SUDO === '1') expect(first.output).toContain('running the engine as root through sudo')
     expect(first.artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    const zip = readFileSync(path.join(first.dir, 'artifacts', 'perfgate-results-attempt-1.zip'))
+    const report = JSON.parse(new TextDecoder().decode(extractReport(zip))) as {
+      environment: { confinement: string }
+      runs: { layout_seed?: number }[]
+    }
+    if (process.env.PERFGATE_E2E_VIA_SUDO === '1') expect(report.environment.confinement).toContain('cgroup v2')
+    if (layout === 'random') {
+      // Every run linked with a layout of its own (scripts/vm: as runner, the
+      // invoker, through sudo, with runner's Go caches).
+      const seeds = report.runs.map((r) => r.layout_seed)
+      expect(seeds, 'layout seeds').not.toContain(undefined)
+      expect(new Set(seeds).size, `layout seeds ${JSON.stringify(seeds)}`).toBe(seeds.length)
+    }
     // The engine folds its log for GitHub; the comment is re-rendered with links after the upload.
     expect(first.output).toMatch(/\$ (sudo )?perfgate gate --config perfgate\.yml .* --log-format github/)
     expect(first.output).not.toContain('Rendering the report with links failed')

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Runs inside the runner-like VM as runner (suite.sh ships it): real gates of
-# the example service through `sudo -n`, the way the Action starts the
-# engine, and checks what the runner's path promises:
+# Runs inside the runner-like VM as runner (suite.sh ships it): the engine
+# of the example service through `sudo -n`, the way the Action starts it,
+# and checks what the runner's path promises:
 #  - the service is confined by cgroup v2 (no UNCONFINED warning);
-#  - the service runs as runner, not root;
+#  - the service runs as runner, not root, in a cgroup runner cannot
+#    loosen;
 #  - results, logs, Go caches and the checkout's .git hold no root-owned
 #    file, and runner can delete the results;
-#  - no perfgate cgroup or process is left after a gate that passes, a
-#    recording, and a gate whose service cannot start.
-# A gate stopped midway is the Action's cancelled-job scenario (suite.sh
-# runs it as runner next): the Action relays the signal through sudo, the
-# engine still writes report.json, and nothing root-owned or running is
-# left.
+#  - no perfgate cgroup or process is left after a recording and after a
+#    gate whose service cannot start.
+# A whole gate through sudo, relinking every round as runner, is the
+# Action's pull-request scenario, and a gate stopped midway its
+# cancelled-job scenario: suite.sh runs both as runner next, and checks
+# that nothing of them is left.
 # Usage: gate-as-runner.sh PERFGATE_BINARY
 set -uo pipefail
 perfgate=$1
@@ -46,51 +47,19 @@ root_owned() {
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 cp -r "$repo/examples/service" repo && cd repo || exit 1
 # The action's e2e experiment (4 rounds at alpha 0.5, the fewest that can
-# call the plant's regression) at a tenth of its rate: under TCG the example
-# service spends ~8 ms of CPU per request (about 40 times the host's), and
-# at 200 req/s every round is (rightly) invalid: saturated and erroring.
-# The first gate relinks both sides every round (layout: random, the
-# default), as the invoker through sudo: the experiment's own layout: build
-# is for plumbing.
-sed -e 's/^  rate: 200$/  rate: 20/' -e 's/^pairs: 6$/pairs: 4/' -e 's/^  alpha: 0\.1$/  alpha: 0.5/' -e 's/^layout: build$/layout: random/' \
+# call the plant's regression, one build per side) at a tenth of its rate:
+# under TCG the example service spends ~8 ms of CPU per request (about 40
+# times the host's), and at 200 req/s every round is (rightly) invalid:
+# saturated and erroring.
+sed -e 's/^  rate: 200$/  rate: 20/' -e 's/^pairs: 6$/pairs: 4/' -e 's/^  alpha: 0\.1$/  alpha: 0.5/' \
   "$repo/engine/cmd/perfgate/testdata/decisive-experiment.yml" >perfgate.yml
-# One profile round, not three: under TCG each round relinks both sides
-# (~20 s), and this gate checks the runner's path, not the attribution.
 echo 'profile_rounds: 1' >>perfgate.yml
-for want in '^  rate: 20$' '^pairs: 4$' '^  alpha: 0.5$' '^layout: random$' '^profile_rounds: 1$'; do
+for want in '^  rate: 20$' '^pairs: 4$' '^  alpha: 0.5$' '^layout: build$' '^profile_rounds: 1$'; do
   grep -q "$want" perfgate.yml || { echo "FAIL: perfgate.yml has no line $want: decisive-experiment.yml changed"; exit 1; }
 done
 git init -q -b main && git add -A && git -c user.name=vm -c user.email=vm@localhost commit -qm base
 git apply "$repo/examples/regressions/alloc-sprintf.patch" && git -c user.name=vm -c user.email=vm@localhost commit -qam feature
 base=$(git rev-parse HEAD~1)
-# The gates after the first keep one build per side (layout: build): what
-# they check does not depend on layouts, and under TCG relinking both
-# sides costs ~20 s a round.
-sed 's/^layout: random$/layout: build/' perfgate.yml >"$work/build-layout.yml"
-
-section "a gate through sudo -n, base $base"
-engine gate --config perfgate.yml --base "$base" --head . --out "$work/results" >"$work/gate.log" 2>&1
-rc=$?
-tail -5 "$work/gate.log"
-if [ ! -s "$work/results/report.json" ]; then
-  fail "no report.json (exit $rc)"
-  cat "$work/gate.log"
-else
-  verdict=$(json "$work/results/report.json" 'd["verdict"]')
-  confinement=$(json "$work/results/report.json" 'd["environment"].get("confinement", "")')
-  warnings=$(json "$work/results/report.json" '"\n".join(d["environment"].get("warnings") or [])')
-  echo "exit $rc, verdict $verdict, confinement: $confinement"
-  case $rc in 0 | 1) ok "the gate decided (exit $rc, $verdict)" ;; *) fail "the gate exited $rc ($verdict)"; cat "$work/gate.log" ;; esac
-  [[ $confinement == *"cgroup v2"* ]] && ok "confined by cgroup v2" || fail "confinement is '$confinement', want cgroup v2"
-  [[ $warnings == *UNCONFINED* ]] && fail "UNCONFINED warning: $warnings" || ok "no UNCONFINED warning"
-  # The default layout: random relinks both sides every round, as runner
-  # (the invoker) with runner's Go caches, which root_owned checks below.
-  seeds=$(json "$work/results/report.json" 'len({r["layout_seed"] for r in d["runs"] if r.get("layout_seed")})')
-  [ "$seeds" -ge 2 ] && ok "the rounds ran relinked binaries ($seeds layouts)" || fail "$seeds distinct layout seeds in report.json, want one per run"
-fi
-leftovers "the gate"
-root_owned "after the gate"
-rm -rf "$work/results" && ok "runner deleted the results" || fail "runner cannot delete the results"
 
 section "the service as runner, not root, in a cgroup it cannot loosen"
 # Two runs are enough to see the service's process: under TCG each costs
@@ -120,12 +89,21 @@ else
 fi
 wait "$runpid"
 echo "run exit $?: $(tail -1 "$work/run.log")"
+if [ ! -s "$work/run/report.json" ]; then
+  fail "the recording wrote no report.json"
+  cat "$work/run.log"
+else
+  confinement=$(json "$work/run/report.json" 'd["environment"].get("confinement", "")')
+  warnings=$(json "$work/run/report.json" '"\n".join(d["environment"].get("warnings") or [])')
+  [[ $confinement == *"cgroup v2"* ]] && ok "confined by cgroup v2" || fail "confinement is '$confinement', want cgroup v2"
+  [[ $warnings == *UNCONFINED* ]] && fail "UNCONFINED warning: $warnings" || ok "no UNCONFINED warning"
+fi
 leftovers "the recording"
 root_owned "after the recording"
 rm -rf "$work/run" && ok "runner deleted the recording" || fail "runner cannot delete the recording"
 
 section "a service that cannot start"
-sed 's/args: \["-addr", "{addr}"\]/args: ["-addr", "{addr}", "-no-such-flag"]/' "$work/build-layout.yml" >"$work/broken.yml"
+sed 's/args: \["-addr", "{addr}"\]/args: ["-addr", "{addr}", "-no-such-flag"]/' perfgate.yml >"$work/broken.yml"
 engine gate --config "$work/broken.yml" --base "$base" --head . --out "$work/broken" >"$work/broken.log" 2>&1
 rc=$?
 [ "$rc" -ge 2 ] && ok "a service that cannot start is an error (exit $rc)" || fail "exit $rc for a service that cannot start"
