@@ -107,7 +107,7 @@ func TestMarkdownPass(t *testing.T) {
 	}
 	got := Markdown(rep)
 	golden(t, "pass.md", got)
-	if !strings.Contains(got, "would have caught a change of CPU per request ≥ 21.0%, allocations per request ≥ 2.0%") {
+	if !strings.Contains(got, "would have caught a change of CPU per request ≥ 21.0% (17.0% to 27.0%), allocations per request ≥ 2.0%") {
 		t.Errorf("pass says what it could have caught:\n%s", got)
 	}
 }

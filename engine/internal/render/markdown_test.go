@@ -51,7 +51,7 @@ func regressionReport() *report.Report {
 			Base: report.Builds{}.Base, Head: report.Builds{}.Head,
 		},
 		Metrics: []report.Metric{
-			{Name: "cpu", Unit: "µs/req", Scale: "relative", Base: 373.7, Head: 381.9, Delta: 0.024, CI: [2]float64{-0.08, 0.153}, CILevel: 0.9805, P: 0.432, Outcome: "inconclusive", Threshold: 0.1, Gates: true, Pairs: 10, Detectable: ptr(0.21)},
+			{Name: "cpu", Unit: "µs/req", Scale: "relative", Base: 373.7, Head: 381.9, Delta: 0.024, CI: [2]float64{-0.08, 0.153}, CILevel: 0.9805, P: 0.432, Outcome: "inconclusive", Threshold: 0.1, Gates: true, Pairs: 10, Detectable: ptr(0.21), DetectableRange: &[2]float64{0.17, 0.27}},
 			{Name: "allocs", Unit: "allocs/req", Scale: "relative", Base: 89.4, Head: 122.6, Delta: 0.37, CI: [2]float64{0.368, 0.372}, CILevel: 0.9805, P: 0.0039, Outcome: "regression", Threshold: 0.02, Gates: true, Pairs: 10, Detectable: ptr(0.001)},
 			{Name: "errors", Unit: "ratio", Scale: "absolute", Outcome: "unchanged", Threshold: 0.001, Gates: true, Pairs: 10, CILevel: 0.9805, P: 1, Detectable: ptr(0)},
 			{Name: "goroutines", Unit: "goroutines/1k req", Scale: "absolute", Base: 0.02, Head: 0.05, Delta: 0.03, CI: [2]float64{-0.1, 0.2}, CILevel: 0.9805, P: 0.35, Outcome: "unchanged", Threshold: 1, Gates: true, Pairs: 10, Detectable: ptr(0.4)},

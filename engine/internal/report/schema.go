@@ -237,6 +237,11 @@ type Metric struct {
 	// with 90% power, the threshold condition included; absent when too
 	// few pairs could reach significance.
 	Detectable *float64 `json:"detectable,omitempty"`
+	// DetectableRange is Detectable if the noise were as low (first) or as
+	// high (second) as the pairs plausibly allow (the central 80% of the
+	// noise levels its simulation draws from): how far "could detect" can
+	// be trusted. Absent where Detectable is, and for failures.
+	DetectableRange *[2]float64 `json:"detectable_range,omitempty"`
 	// OC is the decision's operating characteristic at this look, for
 	// this gate's own noise: the share of experiments like this one
 	// (simulated from its rounds, as Detectable is) that it would call a

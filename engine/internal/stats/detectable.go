@@ -25,7 +25,7 @@ const resampleLimit = 40
 //
 // The noise is drawn from the differences' residuals around their
 // estimate, each given a random sign (the symmetric distribution the
-// signed-rank test assumes; see resampledShift). For residuals x and a shift
+// signed-rank test assumes; see simulateExperiments). For residuals x and a shift
 // δ the decision is a regression when both
 //
 //	HL(x)+δ > threshold            the estimate is above the threshold, and
@@ -44,10 +44,15 @@ const resampleLimit = 40
 //
 // The same experiments give the decision's operating characteristic at
 // this look (OCPoint): the share of them caught at each true change.
-func detectable(in Input, d, walsh []float64, center, alpha float64) (*float64, []OCPoint) {
+//
+// The rounds only estimate the noise, so the answer has a range (the
+// second result): the same quantile if the noise were as low, or as high,
+// as the rounds plausibly allow (noiseLevels), where the answer itself
+// draws the level from all it allows.
+func detectable(in Input, d, walsh []float64, center, alpha float64) (*float64, *[2]float64, []OCPoint) {
 	n := len(d)
 	if n == 0 || math.Pow(0.5, float64(n)) > alpha {
-		return nil, nil
+		return nil, nil, nil
 	}
 	threshold := in.Threshold
 	if in.Scale == Relative {
@@ -56,10 +61,14 @@ func detectable(in Input, d, walsh []float64, center, alpha float64) (*float64, 
 	d0, _ := in.indifference()
 	k, _ := criticalCount(n, alpha)
 	var shift float64
+	var shiftAt func(noise float64) float64
 	var caught func(change float64) float64
 	if n <= resampleLimit {
-		shifts := resampledShifts(d, center, threshold, d0, k)
-		shift = shifts[int(math.Ceil(DetectablePower*resamples))-1]
+		sim := simulateExperiments(d, center, k)
+		quantile := func(shifts []float64) float64 { return shifts[int(math.Ceil(DetectablePower*resamples))-1] }
+		shifts := sim.shifts(threshold, d0, nil)
+		shift = quantile(shifts)
+		shiftAt = func(noise float64) float64 { return quantile(sim.shifts(threshold, d0, &noise)) }
 		caught = func(change float64) float64 {
 			at, _ := slices.BinarySearch(shifts, math.Nextafter(change, math.Inf(1)))
 			return float64(at) / float64(len(shifts))
@@ -75,14 +84,41 @@ func detectable(in Input, d, walsh []float64, center, alpha float64) (*float64, 
 		spread := (center - selectNth(walsh, k10) + selectNth(walsh, m-1-k10) - center) / 2
 		bound := max(threshold, d0+c)
 		shift = bound + spread
+		shiftAt = func(noise float64) float64 { return max(threshold, d0+noise*c) + noise*spread }
 		s := spread / moremath.StdNormal.InvCDF(DetectablePower)
 		caught = func(change float64) float64 { return moremath.StdNormal.CDF((change - bound) / s) }
 	}
 	oc := operatingCharacteristic(in, caught)
+	low, high := noiseLevels(n)
+	span := [2]float64{shiftAt(low), shiftAt(high)}
 	if in.Scale == Relative {
 		shift = math.Expm1(shift)
+		span = [2]float64{math.Expm1(span[0]), math.Expm1(span[1])}
 	}
-	return &shift, oc
+	return &shift, &span, oc
+}
+
+// noiseRange is the coverage of detectable's range: the noise levels
+// between its 10% and 90% quantiles.
+const noiseRange = 0.8
+
+// noiseLevels are the lowest and highest noise, as multiples of the
+// observed residuals' level, that n rounds plausibly allow: the
+// (1-noiseRange)/2 and (1+noiseRange)/2 quantiles of τ = √((n-1)/χ²ₙ₋₁),
+// the level simulateExperiments draws (χ² by the Wilson–Hilferty
+// approximation, within 2% of the exact quantile from 3 degrees of
+// freedom up). One round has no spread to estimate: 1 and 1.
+func noiseLevels(n int) (low, high float64) {
+	if n < 2 {
+		return 1, 1
+	}
+	df := float64(n - 1)
+	chi2 := func(p float64) float64 {
+		a := 2 / (9 * df)
+		return df * math.Pow(1-a+moremath.StdNormal.InvCDF(p)*math.Sqrt(a), 3)
+	}
+	tail := (1 - noiseRange) / 2
+	return math.Sqrt(df / chi2(1-tail)), math.Sqrt(df / max(chi2(tail), 1e-9*df))
 }
 
 // OCPoint is one point of a metric's operating characteristic at a look:
@@ -116,15 +152,27 @@ func operatingCharacteristic(in Input, caught func(float64) float64) []OCPoint {
 	return oc
 }
 
-// resampledShifts are the shifts each simulated experiment needs to be
-// caught (see detectable), sorted. Each experiment draws n
-// residuals with replacement, gives each a random sign, and scales them all
-// by τ = √((n-1)/χ²ₙ₋₁): the residuals only estimate the noise, and a
-// noise level drawn from what they allow (τ² has mean (n-1)/(n-3)) keeps
-// the answer from promising 90% to experiments noisier than the one
-// observed. The simulations of docs/statistics.md check the result against
-// the power realised on fresh data.
-func resampledShifts(d []float64, center, threshold, d0 float64, k int) []float64 {
+// simulated are the experiments behind detectable. Each draws n residuals
+// with replacement, gives each a random sign, and scales them all by τ =
+// √((n-1)/χ²ₙ₋₁): the residuals only estimate the noise, and a noise level
+// drawn from what they allow (τ² has mean (n-1)/(n-3)) keeps the answer
+// from promising 90% to experiments noisier than the one observed. The
+// simulations of docs/statistics.md check the result against the power
+// realised on fresh data.
+//
+// Each experiment is kept before its scaling (the Walsh averages, and so
+// the estimate and the test's bound, scale with its residuals), so that
+// the same draws also answer for one fixed noise level (shifts).
+type simulated struct {
+	// estimate and bound are the Hodges–Lehmann estimate and the test's
+	// bound (the (k+1)-th smallest Walsh average) of each experiment's
+	// unscaled residuals; noise its τ.
+	estimate, bound, noise []float64
+}
+
+// simulateExperiments draws the experiments of detectable from the differences d,
+// their estimate center and the test's critical count k.
+func simulateExperiments(d []float64, center float64, k int) simulated {
 	n := len(d)
 	// Residuals around the estimate, scaled up by √(n/(n-1)) for the
 	// degree of freedom the estimate took.
@@ -140,8 +188,8 @@ func resampledShifts(d []float64, center, threshold, d0 float64, k int) []float6
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
 	x := make([]float64, n)
 	walsh := make([]float64, 0, n*(n+1)/2)
-	shifts := make([]float64, resamples)
-	for b := range shifts {
+	sim := simulated{estimate: make([]float64, resamples), bound: make([]float64, resamples), noise: make([]float64, resamples)}
+	for b := range resamples {
 		tau := 1.0
 		if n > 1 {
 			chi := 0.0
@@ -156,7 +204,7 @@ func resampledShifts(d []float64, center, threshold, d0 float64, k int) []float6
 			if i%64 == 0 {
 				signs = rng.Uint64()
 			}
-			e := residuals[rng.IntN(n)] * tau
+			e := residuals[rng.IntN(n)]
 			if signs&1 == 1 {
 				e = -e
 			}
@@ -164,8 +212,22 @@ func resampledShifts(d []float64, center, threshold, d0 float64, k int) []float6
 			x[i] = e
 		}
 		walsh = walshAverages(x, walsh)
-		significant := d0 - selectNth(walsh, k)
-		shifts[b] = max(threshold-medianOf(walsh), significant)
+		sim.estimate[b], sim.bound[b], sim.noise[b] = medianOf(walsh), selectNth(walsh, k), tau
+	}
+	return sim
+}
+
+// shifts are the shifts each experiment needs to be caught (see
+// detectable), sorted: at its own noise level, or at *noise when it is
+// set.
+func (sim simulated) shifts(threshold, d0 float64, noise *float64) []float64 {
+	shifts := make([]float64, len(sim.estimate))
+	for b := range shifts {
+		tau := sim.noise[b]
+		if noise != nil {
+			tau = *noise
+		}
+		shifts[b] = max(threshold-tau*sim.estimate[b], d0-tau*sim.bound[b])
 	}
 	slices.Sort(shifts)
 	return shifts

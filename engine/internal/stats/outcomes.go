@@ -72,6 +72,11 @@ type Result struct {
 	// (so it is always above the threshold); nil when no change could be
 	// caught (too few pairs for the exact test to reach the level).
 	Detectable *float64
+	// DetectableRange is Detectable if the noise were as low (first) or as
+	// high (second) as the rounds plausibly allow: the central 80% of the
+	// noise levels Detectable's simulation draws from. Nil where
+	// Detectable is, and for a metric with no noise to estimate (failures).
+	DetectableRange *[2]float64
 	// OC is the decision's operating characteristic at this look, from
 	// the experiments behind Detectable: the share of them called a
 	// regression at true changes from 0 to twice the threshold. Nil where
@@ -228,7 +233,7 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		case r.Scale == Binary:
 			r.Detectable = binaryDetectable(r.Pairs, detectLevel)
 		default:
-			r.Detectable, r.OC = detectable(r.Input, diffs[i], walsh, est.Center, detectLevel)
+			r.Detectable, r.DetectableRange, r.OC = detectable(r.Input, diffs[i], walsh, est.Center, detectLevel)
 		}
 	}
 	return results

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -91,6 +92,47 @@ func TestDetectable(t *testing.T) {
 	few, fewHead := pairs(5, 0, 0.02)
 	if r := decideFixed([]Input{{Name: "cpu", Base: few, Head: fewHead, Threshold: 0.1, Gates: true}}, 0.01)[0]; r.Detectable != nil {
 		t.Errorf("5 pairs cannot reach p <= 0.01 (1/32 at best), detectable = %v", *r.Detectable)
+	}
+}
+
+// TestDetectableRangeHoldsTheTrueNoisesAnswer: "could detect" is estimated
+// from the gate's own rounds, and its range says how far: over 400
+// simulated gates of 14 rounds at 0.8% normal noise (the defaults' first
+// look, at a fixed alpha), the range holds the could-detect typical of that
+// noise (the median over the gates) in about 80% of them, and always holds
+// the gate's own could-detect.
+func TestDetectableRangeHoldsTheTrueNoisesAnswer(t *testing.T) {
+	const gates, n, sd, threshold, alpha = 400, 14, 0.008, 0.015, 0.01
+	rng := rand.New(rand.NewPCG(7, 11))
+	results := make([]Result, gates)
+	all := make([]float64, gates)
+	for g := range results {
+		base, head := make([]float64, n), make([]float64, n)
+		for i := range base {
+			base[i], head[i] = 100, 100*math.Exp(sd*rng.NormFloat64())
+		}
+		results[g] = decideFixed([]Input{{Name: "cpu", Base: base, Head: head, Threshold: threshold, Gates: true}}, alpha)[0]
+		if results[g].Detectable == nil || results[g].DetectableRange == nil {
+			t.Fatalf("gate %d: detectable %v, range %v; want both", g, deref(results[g].Detectable), results[g].DetectableRange)
+		}
+		all[g] = *results[g].Detectable
+	}
+	slices.Sort(all)
+	typical := median(all)
+	held := 0
+	for g, r := range results {
+		low, high := r.DetectableRange[0], r.DetectableRange[1]
+		if !(low <= *r.Detectable && *r.Detectable <= high) {
+			t.Errorf("gate %d: could detect %v outside its own range [%v, %v]", g, *r.Detectable, low, high)
+		}
+		if low <= typical && typical <= high {
+			held++
+		}
+	}
+	share := float64(held) / gates
+	t.Logf("the range held the typical could-detect %.4f in %d of %d gates (%.2f)", typical, held, gates, share)
+	if share < 0.7 || share > 0.9 {
+		t.Errorf("the range held the typical could-detect in %.2f of the gates, want about %.1f", share, noiseRange)
 	}
 }
 

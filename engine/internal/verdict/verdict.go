@@ -76,7 +76,7 @@ func ReportMetric(r stats.Result) report.Metric {
 	return report.Metric{
 		Name: r.Name, Unit: r.Unit, Scale: string(scale), Base: r.BaseMedian, Head: r.HeadMedian,
 		Delta: r.Delta, CI: r.CI, CILevel: r.CILevel, P: r.PRegression, PImprovement: r.PImprovement,
-		Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable, OC: ocOf(r.OC),
+		Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable, DetectableRange: r.DetectableRange, OC: ocOf(r.OC),
 		Level: r.Level, Family: r.Family, InFamily: r.InFamily,
 	}
 }
