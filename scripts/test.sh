@@ -60,6 +60,16 @@ if [ -n "$as_root_here" ]; then
   export "${docker_host?}"
 fi
 
+# The Action's install and typecheck in the background from the start:
+# they need nothing of the engine, and mostly wait on the disk and the
+# registry. Its unit tests start once perfgate is cached (below). npm
+# install, not npm ci: the registry mirror this project is developed on
+# serves only the linux-x64 build of rollup, so package-lock.json lacks the
+# other platforms' optional packages and npm ci refuses it. npm install
+# still installs the locked versions.
+npm_install_stage="action: npm install, typecheck"
+stage_start "$npm_install_stage" bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck' _ "$root"
+
 # No `go vet` stage: golangci-lint (scripts/lint.sh) runs govet with go
 # vet's own analyzers over the engine and the example service.
 
@@ -90,16 +100,15 @@ stage "engine: build the race tests that load real services" bash -c 'cd "$1/eng
 # of compiling them twice.
 stage "engine: build the end-to-end tests and perfgate as the Action does" bash -c 'out=$(mktemp -d) && cd "$1/engine" && CGO_ENABLED=0 go test -trimpath -c -o "$out/" ./internal/target/kubernetes ./cmd/perfgate && CGO_ENABLED=0 go build -trimpath -o "$out/perfgate" ./cmd/perfgate; rc=$?; rm -rf "$out"; exit $rc' _ "$root"
 
-# The Action's install and unit tests in the background from here, beside
-# the engine's remaining phase-1 stages: two lanes for the two CPUs (the
-# linters and the dist/ check wait for node_modules). Not earlier: the
-# race build above is phase 1's largest CPU load. npm install, not npm ci:
-# the registry mirror this project is developed on serves only the
-# linux-x64 build of rollup, so package-lock.json lacks the other
-# platforms' optional packages and npm ci refuses it. npm install still
-# installs the locked versions.
-npm_stage="action: npm install, typecheck, unit tests"
-stage_start "$npm_stage" bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error && npm run -s typecheck && npm test --silent' _ "$root"
+# The Action's unit tests in the background from here, beside the engine's
+# remaining phase-1 stages: two lanes for the two CPUs (the linters and the
+# dist/ check wait for them). Not earlier: they build perfgate as the
+# Action does, which must be cached by now (the race build above is phase
+# 1's largest CPU load, and a test of the comment stage timed out at 180 s
+# compiling perfgate cold beside it).
+stage_wait "$npm_install_stage"
+npm_stage="action: unit tests"
+stage_start "$npm_stage" bash -c 'cd "$1" && npm test --silent' _ "$root"
 
 # end_to_end PACKAGES... [go test flags]: the end-to-end tests, without
 # -race, -trimpath (the packages built for the Action's perfgate) and
