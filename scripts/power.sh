@@ -13,6 +13,10 @@
 # Gates per plant (default, FULL=1 in brackets); the patches are in
 # examples/regressions/ and power/, applied to a copy of examples/service:
 #   AA      4 [20]  aa              no patch
+#   HALF    0 [20]  cpu-half        power/cpu-half.patch, about half the CPU
+#                                   threshold (δ0 = 0.75%): must almost never fail
+#   THRESH  0 [20]  cpu-threshold   power/cpu-threshold.patch, about the CPU
+#                                   threshold (1.5%): fails about half the time
 #   NEAR    0 [10]  cpu-near        power/cpu-near.patch, near "could detect" (~1.8%)
 #   CPU2    2 [20]  cpu-2           power/cpu-2.patch, +2% CPU/request
 #   CPU5    4 [20]  cpu-5           power/cpu-5.patch, +5%
@@ -56,9 +60,11 @@ pick() { # variable default full-default
   if [ -n "$v" ]; then echo "$v"; elif [ "$full" = 1 ]; then echo "$3"; else echo "$2"; fi
 }
 
-plants=(aa cpu-near cpu-2 cpu-5 cpu-10 alloc-1 goroutine-leak heap-retain layout-dependency layout-cold-route layout-reorder)
+plants=(aa cpu-half cpu-threshold cpu-near cpu-2 cpu-5 cpu-10 alloc-1 goroutine-leak heap-retain layout-dependency layout-cold-route layout-reorder)
 declare -A count patch
 count[aa]=$(pick AA 4 20)
+count[cpu-half]=$(pick HALF 0 20)
+count[cpu-threshold]=$(pick THRESH 0 20)
 count[cpu-near]=$(pick NEAR 0 10)
 count[cpu-2]=$(pick CPU2 2 20)
 count[cpu-5]=$(pick CPU5 4 20)
@@ -71,6 +77,8 @@ for p in dependency cold-route reorder; do
   patch[layout-$p]=$root/examples/regressions/layout/$p.patch
 done
 patch[aa]=
+patch[cpu-half]=$root/examples/regressions/power/cpu-half.patch
+patch[cpu-threshold]=$root/examples/regressions/power/cpu-threshold.patch
 patch[cpu-near]=$root/examples/regressions/power/cpu-near.patch
 patch[cpu-2]=$root/examples/regressions/power/cpu-2.patch
 patch[cpu-5]=$root/examples/regressions/power/cpu-5.patch

@@ -1,6 +1,8 @@
 package metric
 
 import (
+	"math"
+
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -20,12 +22,22 @@ var (
 	// Errors are compared over every round, valid or not: a round made
 	// invalid by head's errors is the errors metric's own evidence.
 	Errors = &Metric{Name: "errors", Unit: "ratio", Title: "error rate", Value: func(f report.Figures) (float64, bool) { return f.ErrorRate, true }, Scale: Absolute, Display: Percentage, AllRounds: true,
+		Events: func(f report.Figures) (float64, float64, bool) {
+			return math.Round(f.ErrorRate * float64(f.Requests)), float64(f.Requests), f.Requests > 0
+		},
 		Gate:  &Gate{Key: "gate.errors", Threshold: func(g config.Gate) float64 { return float64(g.Errors) }},
 		Bench: &Bench{Unit: "errors/req", Factor: 1, Digits: 6}}
 	// Goroutines and Heap are leaks: what a window's requests left alive.
 	// Both are near 0 and can be negative, so they are absolute, and
 	// benchstat's relative deltas would say nothing about them.
 	Goroutines = &Metric{Name: "goroutines", Unit: "goroutines/1k req", Title: "goroutines left alive per 1k requests", Value: func(f report.Figures) (float64, bool) { return optional(f.GoroutinesRetainedPer1k) }, Scale: Absolute,
+		Events: func(f report.Figures) (float64, float64, bool) {
+			if f.GoroutinesRetainedPer1k == nil || f.Requests == 0 {
+				return 0, 0, false
+			}
+			thousands := float64(f.Requests) / 1000
+			return math.Round(*f.GoroutinesRetainedPer1k * thousands), thousands, true
+		},
 		Gate: &Gate{Key: "gate.goroutines", Threshold: func(g config.Gate) float64 { return g.Goroutines }}}
 	Heap = &Metric{Name: "heap", Unit: "B/1k req", Title: "heap retained per 1k requests", Value: func(f report.Figures) (float64, bool) { return optional(f.HeapRetainedBytesPer1k) }, Scale: Absolute, Display: BinaryBytes,
 		Gate: &Gate{Key: "gate.heap", Threshold: func(g config.Gate) float64 { return float64(g.Heap) }}}

@@ -59,7 +59,13 @@ type Metric struct {
 	// sides were measured, valid or not; the others over the valid rounds
 	// alone.
 	AllRounds bool
-	Scale     Scale
+	// Events, for a metric that counts events (failed requests, goroutines
+	// left alive), reads a run's count and what it is a count of, in the
+	// unit's terms (requests, or thousands of them for "per 1k req"): the
+	// statistics pool the rounds' counts (stats.Count) instead of ranking
+	// per-round rates that are mostly 0.
+	Events func(report.Figures) (count, exposure float64, ok bool)
+	Scale  Scale
 	// Display says how values and absolute changes read.
 	Display Display
 	// Gate is how the metric takes part in the paired comparison; nil

@@ -113,12 +113,8 @@ func noiseLevels(n int) (low, high float64) {
 		return 1, 1
 	}
 	df := float64(n - 1)
-	chi2 := func(p float64) float64 {
-		a := 2 / (9 * df)
-		return df * math.Pow(1-a+moremath.StdNormal.InvCDF(p)*math.Sqrt(a), 3)
-	}
 	tail := (1 - noiseRange) / 2
-	return math.Sqrt(df / chi2(1-tail)), math.Sqrt(df / max(chi2(tail), 1e-9*df))
+	return math.Sqrt(df / chiSquareQuantile(df, 1-tail)), math.Sqrt(df / max(chiSquareQuantile(df, tail), 1e-9*df))
 }
 
 // OCPoint is one point of a metric's operating characteristic at a look:

@@ -55,20 +55,24 @@ type metricModel struct {
 	// this one shares with correlation rho (bytes follow allocations).
 	correlated int
 	rho        float64
-	// poisson, when > 0, makes the difference the difference of two
-	// Poisson counts with this mean, times sd: discrete, with ties and
-	// zeros, like goroutines retained per 1,000 requests.
-	poisson float64
+	// poisson, for a Count metric, is the mean of each side's Poisson
+	// count per round (0: none), and exposure what the count is of; shift
+	// is then the change of head's rate, drawn as Poisson events too.
+	poisson, exposure float64
 }
+
+// sides are one metric's values in one round.
+type sides struct{ base, head float64 }
 
 type gateModel []metricModel
 
 // defaultGate is the simulated gate: CPU with the given threshold and
 // per-round SD, and the other gating metrics at the configuration's
 // default thresholds with the noise seen in A/A duets (docs/statistics.md):
-// allocations and bytes 0.1% per round, correlated; no errors at all;
-// goroutines retained per 1,000 requests almost always equal (a retained
-// goroutine in a round of 1,500 requests is 0.67 per 1,000); live heap
+// allocations and bytes 0.1% per round, correlated; no errors at all (of
+// 1,500 requests a round); goroutines retained per 1,000 requests almost
+// always 0 (a goroutine left alive in one round of 1,500 requests in
+// twenty, on either side); live heap
 // retained per 1,000 requests with an SD of 10 KB against a 64 KiB
 // threshold.
 func defaultGate(cpuThreshold, cpuSD float64, noise noiseModel) gateModel {
@@ -76,8 +80,8 @@ func defaultGate(cpuThreshold, cpuSD float64, noise noiseModel) gateModel {
 		{name: "cpu", threshold: cpuThreshold, gates: true, sd: cpuSD, noise: noise, correlated: -1},
 		{name: "allocs", threshold: 0.02, gates: true, sd: 0.001, noise: noise, correlated: -1},
 		{name: "bytes", threshold: 0.03, gates: true, sd: 0.001, noise: noise, correlated: 1, rho: 0.9},
-		{name: "errors", scale: Absolute, threshold: 0.001, gates: true, correlated: -1},
-		{name: "goroutines", scale: Absolute, threshold: 1, gates: true, sd: 1000.0 / 1500, poisson: 0.05, correlated: -1},
+		{name: "errors", scale: Count, threshold: 0.001, gates: true, exposure: 1500, correlated: -1},
+		{name: "goroutines", scale: Count, threshold: 1, gates: true, poisson: 0.05, exposure: 1.5, correlated: -1},
 		{name: "heap", scale: Absolute, threshold: 64 << 10, gates: true, sd: 10000, noise: noise, correlated: -1},
 	}
 }
@@ -101,28 +105,28 @@ func (g gateModel) withShift(name string, shift float64) gateModel {
 	return out
 }
 
-// round draws one round's differences.
-func (g gateModel) round(rng *rand.Rand) []float64 {
+// round draws one round's values: for Relative and Absolute metrics base
+// is fixed and head carries the difference (a log-ratio for Relative ones).
+func (g gateModel) round(rng *rand.Rand) []sides {
 	z := make([]float64, len(g))
-	d := make([]float64, len(g))
+	v := make([]sides, len(g))
 	for i, m := range g {
 		switch {
-		case m.poisson > 0:
-			// Two independent draws: the difference of two Poisson counts.
-			first, second := poisson(rng, m.poisson), poisson(rng, m.poisson)
-			d[i] = m.shift + m.sd*float64(first-second)
+		case m.scale == Count:
+			// Independent Poisson counts; head's change is events too.
+			v[i] = sides{base: float64(poisson(rng, m.poisson)), head: float64(poisson(rng, m.poisson+m.shift*m.exposure))}
 			continue
 		case m.sd == 0:
-			d[i] = m.shift
+			v[i] = sides{head: m.shift}
 			continue
 		}
 		z[i] = m.noise.draw(rng)
 		if m.correlated >= 0 {
 			z[i] = m.rho*z[m.correlated] + math.Sqrt(1-m.rho*m.rho)*z[i]
 		}
-		d[i] = m.shift + m.sd*z[i]
+		v[i] = sides{head: m.shift + m.sd*z[i]}
 	}
-	return d
+	return v
 }
 
 func poisson(rng *rand.Rand, mean float64) int {
@@ -134,16 +138,20 @@ func poisson(rng *rand.Rand, mean float64) int {
 	return k
 }
 
-// inputs turns rounds of differences into Decide's inputs.
-func (g gateModel) inputs(rounds [][]float64) []Input {
+// inputs turns rounds into Decide's inputs.
+func (g gateModel) inputs(rounds [][]sides) []Input {
 	in := make([]Input, len(g))
 	for i, m := range g {
 		in[i] = Input{Name: m.name, Scale: m.scale, Threshold: m.threshold, Gates: m.gates}
-		for _, d := range rounds {
-			if m.scale == Relative {
-				in[i].Base, in[i].Head = append(in[i].Base, 1), append(in[i].Head, math.Exp(d[i]))
-			} else {
-				in[i].Base, in[i].Head = append(in[i].Base, 0), append(in[i].Head, d[i])
+		for _, r := range rounds {
+			switch m.scale {
+			case Relative:
+				in[i].Base, in[i].Head = append(in[i].Base, 1), append(in[i].Head, math.Exp(r[i].head))
+			case Count:
+				in[i].Base, in[i].Head = append(in[i].Base, r[i].base), append(in[i].Head, r[i].head)
+				in[i].BaseExposure, in[i].HeadExposure = append(in[i].BaseExposure, m.exposure), append(in[i].HeadExposure, m.exposure)
+			default:
+				in[i].Base, in[i].Head = append(in[i].Base, 0), append(in[i].Head, r[i].head)
 			}
 		}
 	}
@@ -161,7 +169,7 @@ type gateRun struct {
 // runGate runs the sequential experiment: rounds are added up to each look,
 // and it stops at the first look where MayStop holds, or at the last.
 func runGate(g gateModel, p Plan, rng *rand.Rand) gateRun {
-	var rounds [][]float64
+	var rounds [][]sides
 	looks := p.Looks()
 	var res []Result
 	for j, n := range looks {
@@ -283,7 +291,7 @@ func checkCouldDetect(g gateModel, p Plan, n int, seed uint64) detectCheck {
 	}
 	first := p.first()
 	runs := replicate(n, seed, func(_ int, rng *rand.Rand) one {
-		var rounds [][]float64
+		var rounds [][]sides
 		for range first {
 			rounds = append(rounds, g.round(rng))
 		}

@@ -27,6 +27,12 @@ const (
 	// change the difference of the sides' rates (binary.go). Their
 	// threshold is 0: any significant excess is a regression.
 	Binary
+	// Count metrics are events per round and side (Base and Head) over an
+	// exposure (BaseExposure and HeadExposure), pooled over the rounds and
+	// compared as the difference of the sides' rates by a count model
+	// (count.go): their per-round values are too few and too tied for the
+	// signed-rank test to say how small a change it could catch.
+	Count
 )
 
 // Input is one metric's paired values, base[i] and head[i] from pair i.
@@ -40,6 +46,10 @@ type Input struct {
 	// Gates says whether the metric takes part in the verdict (and in
 	// Holm's correction); others are reported with the same statistics.
 	Gates bool
+	// BaseExposure and HeadExposure are, for a Count metric, what each
+	// round's count is of (requests, or thousands of them): the rate is
+	// the count over it, in the metric's unit.
+	BaseExposure, HeadExposure []float64
 }
 
 // Result is one metric's comparison. Delta, CI and Detectable are
@@ -50,7 +60,9 @@ type Result struct {
 	// relative value was not positive.
 	Pairs, Dropped int
 	// BaseMedian and HeadMedian are the sides' medians; for a Binary
-	// metric, their means: the share of rounds in which each side failed.
+	// metric, their means: the share of rounds in which each side failed;
+	// for a Count metric, the pooled rates: all rounds' events over all
+	// their exposure.
 	BaseMedian float64
 	HeadMedian float64
 	// Delta is the Hodges–Lehmann estimate and CI its exact interval, each
@@ -134,6 +146,13 @@ func Outcomes(inputs []Input, p Plan, n int) []Result {
 	return outcomes(inputs, p, n, func(Input) bool { return true })
 }
 
+// Decisions is Outcomes without Detectable, its range and the operating
+// characteristic, which cost far more than the decision: enough to know
+// whether an experiment may stop after a round.
+func Decisions(inputs []Input, p Plan, n int) []Result {
+	return outcomes(inputs, p, n, nil)
+}
+
 // outcomes is Outcomes, computing Detectable only for the inputs detect
 // accepts (none when nil): the simulations need it for one metric at most.
 func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
@@ -149,10 +168,26 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 	// δ0 up and down: they decide.
 	tests := make([]SignedRank, len(inputs))
 	upTests, downTests := make([]SignedRank, len(inputs)), make([]SignedRank, len(inputs))
+	// minimumP is the smallest p-value each test could reach against no
+	// change, whatever the data's signs: Tarone's rule needs it.
+	minimumP := make([]float64, len(inputs))
+	counts := make([]countData, len(inputs))
 	var gating []int
 	for i, in := range inputs {
 		r := &results[i]
 		*r = Result{Input: in, Rounds: n, AtLook: p.IsLook(n), Level: level}
+		if in.Gates {
+			gating = append(gating, i)
+		}
+		if in.Scale == Count {
+			c := pooledCounts(in)
+			counts[i], r.Pairs = c, len(in.Base)
+			r.BaseMedian, r.HeadMedian = ratePer(c.base, c.baseExposure), ratePer(c.head, c.headExposure)
+			d0, _ := in.indifference()
+			upTests[i].PGreater, downTests[i].PLess = c.eTest(d0), c.swapped().eTest(d0)
+			minimumP[i] = c.minimumP()
+			continue
+		}
 		diffs[i] = r.differences()
 		r.Pairs, r.Dropped = len(diffs[i]), len(in.Base)-len(diffs[i])
 		if in.Scale == Binary {
@@ -165,8 +200,9 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 			up, down := in.indifference()
 			upTests[i], downTests[i] = shiftedTest(diffs[i], up, tests[i]), shiftedTest(diffs[i], down, tests[i])
 		}
-		if in.Gates {
-			gating = append(gating, i)
+		minimumP[i] = 1
+		if tests[i].N > 0 {
+			minimumP[i] = math.Pow(0.5, float64(tests[i].N))
 		}
 	}
 
@@ -174,7 +210,7 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 	// improvement (high bound) tests, and whether they rejected.
 	lowLevel, highLevel := make([]float64, len(inputs)), make([]float64, len(inputs))
 	rejectedUp, rejectedDown := make([]bool, len(inputs)), make([]bool, len(inputs))
-	family, tarone := taroneFamily(gating, tests, level)
+	family, tarone := taroneFamily(gating, minimumP, level)
 	k := len(family)
 	up, down := make([]float64, k), make([]float64, k)
 	for j, i := range family {
@@ -219,6 +255,8 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		switch {
 		case r.Scale == Binary:
 			est = binaryEstimate(diffs[i], lowLevel[i], highLevel[i])
+		case r.Scale == Count:
+			est = countEstimate(counts[i], lowLevel[i], highLevel[i])
 		case r.Pairs > 0:
 			walsh = walshAverages(diffs[i], walsh)
 			est = estimate(walsh, r.Pairs, lowLevel[i], highLevel[i])
@@ -232,6 +270,8 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		case detect == nil || !detect(r.Input):
 		case r.Scale == Binary:
 			r.Detectable = binaryDetectable(r.Pairs, detectLevel)
+		case r.Scale == Count:
+			r.Detectable, r.DetectableRange, r.OC = countDetectable(r.Input, counts[i], detectLevel)
 		default:
 			r.Detectable, r.DetectableRange, r.OC = detectable(r.Input, diffs[i], walsh, est.Center, detectLevel)
 		}
@@ -265,22 +305,24 @@ func shiftedTest(d []float64, by float64, plain SignedRank) SignedRank {
 
 // taroneFamily is Holm's family among the gating metrics: those whose
 // exact test can reach the level they would get in it. A metric with n
-// non-zero differences has no p-value below 2^-n; Tarone's rule takes the
-// smallest K such that at most K metrics have 2^-n <= level/K, and the
-// family is those metrics. It depends only on how many differences are
-// non-zero, which says nothing about their signs, so Holm over it (with
-// m = its size) keeps its guarantee. The tests that decide are against δ0
+// non-zero differences has no p-value below 2^-n (minimumP; a count
+// metric's is that of all its pooled events on head's side); Tarone's rule
+// takes the smallest K such that at most K metrics have minimumP <=
+// level/K, and the family is those metrics. It depends only on how many
+// differences are non-zero (how many events there are), which says nothing
+// about their signs (their split), so Holm over it (with m = its size)
+// keeps its guarantee. The tests that decide are against δ0
 // (shiftedTest), where a zero difference becomes a non-zero one of the
 // sign that counts against the alternative: the smallest p-value they can
 // reach is still 2^-n for the n differences that were not zero (every
 // subset of signs that beats the shifted zeros' fixed ones has them all
 // positive), so the family chosen by n still holds every metric that can
 // be rejected.
-func taroneFamily(gating []int, tests []SignedRank, level float64) (family []int, k int) {
+func taroneFamily(gating []int, minimumP []float64, level float64) (family []int, k int) {
 	for k = 1; ; k++ {
 		family = family[:0]
 		for _, i := range gating {
-			if tests[i].N > 0 && math.Pow(0.5, float64(tests[i].N)) <= level/float64(k) {
+			if minimumP[i] <= level/float64(k) {
 				family = append(family, i)
 			}
 		}

@@ -45,7 +45,7 @@ func CheckPlan(path string, cfg *config.Config) error {
 // the plan's looks, so the experiment may stop adding rounds.
 func MayStop(runs []report.Run, cfg *config.Config) bool {
 	n := len(ValidPairs(runs))
-	return n > 0 && stats.MayStop(outcomes(runs, cfg.Gate, Plan(cfg), n))
+	return n > 0 && stats.MayStop(stats.Decisions(statsInputs(runs, cfg.Gate), Plan(cfg), n))
 }
 
 // Compare computes every compared metric of the catalog over the pairs
@@ -90,9 +90,16 @@ func StatsScale(s metric.Scale) stats.Scale {
 }
 
 // outcomes runs the statistics of every compared metric after n valid
-// rounds of plan: each catalog metric over the valid pairs (AllRounds ones
-// over every measured pair), and failures beside errors.
+// rounds of plan.
 func outcomes(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []stats.Result {
+	return stats.Outcomes(statsInputs(runs, gate), plan, n)
+}
+
+// statsInputs are the statistics' inputs of every compared metric: each
+// catalog metric over the valid pairs (AllRounds ones over every measured
+// pair), events counted where the metric counts them, and failures beside
+// errors.
+func statsInputs(runs []report.Run, gate config.Gate) []stats.Input {
 	valid, measured := ValidPairs(runs), MeasuredPairs(runs)
 	var inputs []stats.Input
 	for _, m := range metric.Catalog {
@@ -104,7 +111,19 @@ func outcomes(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []sta
 			pairs = measured
 		}
 		in := stats.Input{Name: m.Name, Unit: m.Unit, Scale: StatsScale(m.Scale), Threshold: m.Threshold(gate), Gates: m.Gates(gate)}
+		if m.Events != nil {
+			in.Scale = stats.Count
+		}
 		for _, p := range pairs {
+			if m.Events != nil {
+				b, bExposure, okB := m.Events(p[0].Figures)
+				h, hExposure, okH := m.Events(p[1].Figures)
+				if okB && okH {
+					in.Base, in.Head = append(in.Base, b), append(in.Head, h)
+					in.BaseExposure, in.HeadExposure = append(in.BaseExposure, bExposure), append(in.HeadExposure, hExposure)
+				}
+				continue
+			}
 			b, okB := m.Value(p[0].Figures)
 			h, okH := m.Value(p[1].Figures)
 			if okB && okH {
@@ -118,7 +137,7 @@ func outcomes(runs []report.Run, gate config.Gate, plan stats.Plan, n int) []sta
 			inputs = append(inputs, failures(measured))
 		}
 	}
-	return stats.Outcomes(inputs, plan, n)
+	return inputs
 }
 
 // failures is metric.Failures over the measured pairs: per round and side,

@@ -1,0 +1,154 @@
+package stats
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// countInput is an errors-like Count input: rounds of perRound requests a
+// side, each side's errors Poisson at its rate.
+func countInput(rng *rand.Rand, rounds int, perRound, baseRate, headRate, threshold float64) Input {
+	in := Input{Name: "errors", Scale: Count, Threshold: threshold, Gates: true}
+	for range rounds {
+		in.Base = append(in.Base, float64(poisson(rng, perRound*baseRate)))
+		in.Head = append(in.Head, float64(poisson(rng, perRound*headRate)))
+		in.BaseExposure = append(in.BaseExposure, perRound)
+		in.HeadExposure = append(in.HeadExposure, perRound)
+	}
+	return in
+}
+
+func TestCountWithoutEventsIsUnchanged(t *testing.T) {
+	in := countInput(rand.New(rand.NewPCG(1, 1)), 14, 1500, 0, 0, 0.001)
+	r := decideFixed([]Input{in}, 0.01)[0]
+	if r.Outcome != Unchanged || r.Delta != 0 || r.InFamily {
+		t.Errorf("no events: %s, delta %v, in family %v", r.Outcome, r.Delta, r.InFamily)
+	}
+	// No event in 21,000 requests rules out a rate above about
+	// -ln(0.01)/21,000 = 0.022% at one-sided 1%.
+	if r.CI[0] >= 0 || r.CI[1] <= 0 || r.CI[1] > 0.00025 {
+		t.Errorf("no events: interval %v", r.CI)
+	}
+	if r.Detectable == nil || *r.Detectable <= r.Threshold {
+		t.Errorf("no events: could detect %v, want above the threshold %v", r.Detectable, r.Threshold)
+	}
+}
+
+// TestCountIntervalMatchesTheTest: the interval's lower bound is above δ0
+// exactly when the regression test against δ0 rejects, and its upper bound
+// below -δ0 exactly when the improvement test does.
+func TestCountIntervalMatchesTheTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 200 {
+		base := []float64{0, 0.0002, 0.001, 0.01}[trial%4]
+		head := base + 0.001*float64(trial%5-2)
+		in := countInput(rng, 14, 1500, base, max(0, head), 0.001)
+		r := Decisions([]Input{in}, fixed(0.01, 14), 14)[0]
+		d0 := IndifferenceShare * r.Threshold
+		if (r.CI[0] > d0) != (r.PRegression <= 0.01) || (r.CI[1] < -d0) != (r.PImprovement <= 0.01) {
+			t.Fatalf("trial %d: CI %v, p↑ %v, p↓ %v", trial, r.CI, r.PRegression, r.PImprovement)
+		}
+	}
+}
+
+// TestCountBurstIsNotARegression: 40 errors in one round of head's (a
+// stall) are one event, not 40; the same 40 spread over the rounds are a
+// rate of 0.19%, above the 0.1% threshold, and a regression.
+func TestCountBurstIsNotARegression(t *testing.T) {
+	in := countInput(rand.New(rand.NewPCG(1, 1)), 14, 1500, 0, 0, 0.001)
+	in.Head[5] = 40
+	if r := decideFixed([]Input{in}, 0.01)[0]; r.Outcome == Regression {
+		t.Errorf("a burst of 40 errors in one round: %s (p %v, interval %v)", r.Outcome, r.PRegression, r.CI)
+	}
+	for i := range in.Head {
+		in.Head[i] = float64(2 + i%3) // 41 in all
+	}
+	if r := decideFixed([]Input{in}, 0.01)[0]; r.Outcome != Regression {
+		t.Errorf("41 errors spread over 14 rounds: %s (p %v, interval %v)", r.Outcome, r.PRegression, r.CI)
+	}
+}
+
+// countPowerCase is one setting of the count model's check: rounds of
+// exposure a side (1,500 requests, or 1.5 thousand of them), base's rate
+// and the threshold, all in the metric's unit.
+type countPowerCase struct {
+	name                       string
+	rounds                     int
+	exposure, baseRate, thresh float64
+}
+
+// countPower runs the check of "could detect" against fresh data for c:
+// the median "could detect" of 40 A/A gates, then how many of gates gates
+// whose head's rate is higher by that much are called a regression, and
+// how many of gates whose head's rate is higher by δ0 are.
+func countPower(c countPowerCase, gates int, seed uint64) (claim float64, caught, atD0 int) {
+	const alpha = 0.01
+	rng := rand.New(rand.NewPCG(seed, uint64(c.rounds)))
+	var claims []float64
+	for range 40 {
+		r := decideFixed([]Input{countInput(rng, c.rounds, c.exposure, c.baseRate, c.baseRate, c.thresh)}, alpha)[0]
+		claims = append(claims, *r.Detectable)
+	}
+	claim = Median(claims)
+	decide := func(headRate float64) string {
+		return Decisions([]Input{countInput(rng, c.rounds, c.exposure, c.baseRate, headRate, c.thresh)}, fixed(alpha, c.rounds), c.rounds)[0].Outcome
+	}
+	for range gates {
+		if decide(c.baseRate+claim) == Regression {
+			caught++
+		}
+		if decide(c.baseRate+IndifferenceShare*c.thresh) == Regression {
+			atD0++
+		}
+	}
+	return claim, caught, atD0
+}
+
+// countPowerCases are errors (1,500 requests a round, threshold 0.1%)
+// with none, a few and many errors on base, and goroutines left alive
+// (1.5 thousand requests a round, threshold 1 per thousand).
+var countPowerCases = []countPowerCase{
+	{"errors, none on base", 14, 1500, 0, 0.001},
+	{"errors, 0.05% on base", 14, 1500, 0.0005, 0.001},
+	{"errors, 0.2% on base, 28 rounds", 28, 1500, 0.002, 0.001},
+	{"goroutines, none on base", 14, 1.5, 0, 1},
+}
+
+// TestCountCouldDetectHasItsPower checks "could detect" of the count model
+// against the rate realised on fresh data: gates whose head's rate is
+// higher by what A/A gates of the same base rate say they could detect are
+// caught in about 90% of cases, and gates whose change is δ0 (half the
+// threshold) fail at most alpha of the time. 300 gates make a standard
+// error of 1.7 points at 90%; TestSimulation runs 2,000 a case.
+func TestCountCouldDetectHasItsPower(t *testing.T) {
+	const gates = 300
+	for i, c := range []countPowerCase{countPowerCases[0], countPowerCases[2]} {
+		claim, caught, atD0 := countPower(c, gates, uint64(i+1))
+		rate := float64(caught) / gates
+		t.Logf("%s: could detect %.4g, caught %d of %d; at δ0 %d of %d failed", c.name, claim, caught, gates, atD0, gates)
+		if rate < DetectablePower-0.05 || rate > DetectablePower+0.06 {
+			t.Errorf("%s: could detect %.4g, caught in %.3f of gates, want about %v", c.name, claim, rate, DetectablePower)
+		}
+		if float64(atD0)/gates > 0.01+0.015 {
+			t.Errorf("%s: a change of δ0 failed %d of %d gates", c.name, atD0, gates)
+		}
+	}
+}
+
+// TestCountSimulation prints the count model's table of docs/statistics.md
+// ("Counts: errors and goroutines"): 2,000 gates a case.
+//
+//	go test ./internal/stats -run TestCountSimulation -simulate -v
+func TestCountSimulation(t *testing.T) {
+	if !*simulate {
+		t.Skip("long; run with -simulate")
+	}
+	const gates = 2000
+	out := "\n| case | rounds | could detect, median of 40 A/A gates | caught at that change | failed at δ0 |\n|---|---|---|---|---|\n"
+	for i, c := range countPowerCases {
+		claim, caught, atD0 := countPower(c, gates, uint64(100+i))
+		out += fmt.Sprintf("| %s | %d | %.4g | %s | %s |\n", c.name, c.rounds, claim, rate(caught, gates), rate(atD0, gates))
+	}
+	t.Log(out)
+}
