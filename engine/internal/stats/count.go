@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"sort"
 
 	"github.com/aclements/go-moremath/mathx"
 	moremath "github.com/aclements/go-moremath/stats"
@@ -98,36 +99,54 @@ func (c countData) eTest(d float64) float64 {
 		return 1
 	}
 	headRate, baseRate := restrictedRates(c, d)
-	headMean, baseMean := c.headExposure*headRate, c.baseExposure*baseRate
-	headPMF, headFrom := poissonPMF(headMean)
-	basePMF, baseFrom := poissonPMF(baseMean)
-	if len(headPMF)*len(basePMF) > eTestGridLimit {
-		// Past a million terms the counts are large enough for the
-		// statistic to be normal at the restricted rates.
-		z := (ratePer(c.head, c.headExposure) - ratePer(c.base, c.baseExposure) - d) /
-			math.Sqrt(headRate/c.headExposure+baseRate/c.baseExposure)
-		return 1 - moremath.StdNormal.CDF(z)
-	}
+	headPMF, headFrom := poissonPMF(c.headExposure * headRate)
+	basePMF, baseFrom := poissonPMF(c.baseExposure * baseRate)
 	// A point counts when its statistic is at least the observed one, up to
 	// rounding: the observed point itself always counts.
 	cut := observed
 	if !math.IsInf(cut, 0) {
 		cut -= 1e-9 * math.Max(1, math.Abs(cut))
 	}
+	// Where head's rate is at least d, the statistic falls as base's count
+	// rises, so the points that count are a run of base's smallest counts:
+	// a binary search and a cumulative sum. Head's counts below d times its
+	// exposure (a few, for the δ0 the gate tests) are summed point by point.
+	below := 0
+	for below < len(headPMF) && float64(headFrom+below)/c.headExposure-d < 0 {
+		below++
+	}
+	if below*len(basePMF) > eTestGridLimit {
+		// So many points only when both sides have thousands of events:
+		// the statistic is normal at the restricted rates there.
+		z := (ratePer(c.head, c.headExposure) - ratePer(c.base, c.baseExposure) - d) /
+			math.Sqrt(headRate/c.headExposure+baseRate/c.baseExposure)
+		return 1 - moremath.StdNormal.CDF(z)
+	}
+	cumulative := make([]float64, len(basePMF)+1)
+	for j, pb := range basePMF {
+		cumulative[j+1] = cumulative[j] + pb
+	}
 	p := 0.0
 	for i, ph := range headPMF {
 		k1 := float64(headFrom + i)
-		for j, pb := range basePMF {
-			if eStatistic(k1, c.headExposure, float64(baseFrom+j), c.baseExposure, d) >= cut {
-				p += ph * pb
+		if i < below {
+			for j, pb := range basePMF {
+				if eStatistic(k1, c.headExposure, float64(baseFrom+j), c.baseExposure, d) >= cut {
+					p += ph * pb
+				}
 			}
+			continue
 		}
+		counted := sort.Search(len(basePMF), func(j int) bool {
+			return eStatistic(k1, c.headExposure, float64(baseFrom+j), c.baseExposure, d) < cut
+		})
+		p += ph * cumulative[counted]
 	}
 	return min(1, p)
 }
 
-// eTestGridLimit bounds the E-test's exact sum.
-const eTestGridLimit = 1 << 20
+// eTestGridLimit bounds the points the E-test sums one by one.
+const eTestGridLimit = 1 << 22
 
 // eStatistic is the E-test's standardised difference of the rates, with
 // each rate's variance estimated from its own count. No events on either
