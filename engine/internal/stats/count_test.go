@@ -34,6 +34,13 @@ func TestCountWithoutEventsIsUnchanged(t *testing.T) {
 	if r.Detectable == nil || *r.Detectable <= r.Threshold {
 		t.Errorf("no events: could detect %v, want above the threshold %v", r.Detectable, r.Threshold)
 	}
+	// 600 requests cannot rule out 0.1% more errors, and the interval
+	// says so, but no error on either side is still not inconclusive.
+	few := countInput(rand.New(rand.NewPCG(1, 1)), 6, 100, 0, 0, 0.001)
+	r = decideFixed([]Input{few}, 0.05)[0]
+	if r.Outcome != Unchanged || r.CI[1] <= r.Threshold {
+		t.Errorf("no events in 600 requests: %s, interval %v", r.Outcome, r.CI)
+	}
 }
 
 // TestCountIntervalMatchesTheTest: the interval's lower bound is above δ0

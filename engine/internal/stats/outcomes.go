@@ -365,6 +365,11 @@ func outcome(r *Result, rejectedUp, rejectedDown bool, wantLevel float64) string
 			return Improvement
 		}
 		return Unchanged
+	case r.Scale == Count && r.BaseMedian == 0 && r.HeadMedian == 0:
+		// No event on either side is unchanged however few requests
+		// there were, as identical pairs are for the other metrics; the
+		// interval and "could detect" say how much that rules out.
+		return Unchanged
 	case rejectedUp && r.Delta > r.Threshold:
 		return Regression
 	case rejectedDown && r.Delta < -r.Threshold:
