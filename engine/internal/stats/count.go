@@ -217,7 +217,7 @@ func poissonAtLeast(k int, mean float64) float64 {
 	case mean <= 0:
 		return 0
 	}
-	return mathx.GammaInc(float64(k), mean)
+	return gammaInc(float64(k), mean)
 }
 
 // minimumP is the smallest p-value the regression test could give with
@@ -428,6 +428,22 @@ func (ms countModels) detectable(baseRate float64) *float64 {
 	return &hi
 }
 
+// gammaInc is the regularised lower incomplete gamma function P(a, x),
+// which is P(X >= a) for X ~ Poisson(x) at whole a. go-moremath's series
+// stops converging for a in the hundreds and more (failed requests of
+// an OOM-killed side), where the Wilson–Hilferty approximation is within
+// a fraction of a percent.
+func gammaInc(a, x float64) float64 {
+	if a < 200 {
+		return mathx.GammaInc(a, x)
+	}
+	if x <= 0 {
+		return 0
+	}
+	v := 1 / (9 * a)
+	return moremath.StdNormal.CDF((math.Cbrt(x/a) - (1 - v)) / math.Sqrt(v))
+}
+
 // chiSquareQuantile is the p quantile of χ² with df degrees of freedom
 // (Wilson–Hilferty: within 2% from 3 degrees of freedom up).
 func chiSquareQuantile(df, p float64) float64 {
@@ -454,9 +470,9 @@ func poissonRateBounds(events, exposure, tail float64) (low, high float64) {
 	}
 	if events > 0 {
 		// The low bound: where P(X >= events) is tail.
-		low = solve(func(mean float64) float64 { return mathx.GammaInc(events, mean) }, tail)
+		low = solve(func(mean float64) float64 { return gammaInc(events, mean) }, tail)
 	}
 	// The high bound: where P(X <= events) is tail.
-	high = solve(func(mean float64) float64 { return 1 - mathx.GammaIncComp(events+1, mean) }, 1-tail)
+	high = solve(func(mean float64) float64 { return gammaInc(events+1, mean) }, 1-tail)
 	return low, high
 }

@@ -211,3 +211,12 @@ func BenchmarkCountOutcomes(b *testing.B) {
 		Outcomes([]Input{in}, fixed(0.01, 28), 28)
 	}
 }
+
+// TestCountWithThousandsOfEvents: an OOM-killed side errs on thousands of
+// requests; the count model must decide, not fail to converge.
+func TestCountWithThousandsOfEvents(t *testing.T) {
+	in := countInput(rand.New(rand.NewPCG(3, 3)), 14, 1500, 0.0005, 0.4, 0.001)
+	if r := decideFixed([]Input{in}, 0.01)[0]; r.Outcome != Regression || r.Detectable == nil {
+		t.Errorf("head errs on 40%% of requests: %s, could detect %v", r.Outcome, r.Detectable)
+	}
+}
