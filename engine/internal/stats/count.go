@@ -58,7 +58,8 @@ func pooledCounts(in Input) countData {
 		rate := *side.events / *side.exposure
 		for i, x := range side.counts {
 			expected := rate * side.exposures[i]
-			chi2 += (max(0, x) - expected) * (max(0, x) - expected) / expected
+			residual := max(0, x) - expected
+			chi2 += residual * residual / expected
 		}
 		df += float64(len(side.counts) - 1)
 	}
