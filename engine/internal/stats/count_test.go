@@ -41,6 +41,24 @@ func TestCountWithoutEventsIsUnchanged(t *testing.T) {
 	if r.Outcome != Unchanged || r.CI[1] <= r.Threshold {
 		t.Errorf("no events in 600 requests: %s, interval %v", r.Outcome, r.CI)
 	}
+	// Base's two goroutines in one round (a connection opened at the
+	// window's edge) and none of head's: not inconclusive, although 1,200
+	// requests cannot rule out one more goroutine per 1,000.
+	edge := Input{Name: "goroutines", Scale: Count, Threshold: 1, Gates: true,
+		Base: []float64{0, 2, 0, 0, 0, 0}, Head: make([]float64, 6)}
+	for range 6 {
+		edge.BaseExposure = append(edge.BaseExposure, 0.2)
+		edge.HeadExposure = append(edge.HeadExposure, 0.2)
+	}
+	r = decideFixed([]Input{edge}, 0.05)[0]
+	if r.Outcome != Unchanged || r.Delta >= 0 || r.CI[1] <= r.Threshold {
+		t.Errorf("base's events only, in 1,200 requests: %s, delta %v, interval %v", r.Outcome, r.Delta, r.CI)
+	}
+	// The same two on head's side are a question the gate cannot answer.
+	edge.Base, edge.Head = edge.Head, edge.Base
+	if r = decideFixed([]Input{edge}, 0.05)[0]; r.Outcome != Inconclusive {
+		t.Errorf("head's events only, in 1,200 requests: %s, interval %v", r.Outcome, r.CI)
+	}
 }
 
 // TestCountIntervalMatchesTheTest: the interval's lower bound is above δ0

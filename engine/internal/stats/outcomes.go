@@ -365,10 +365,13 @@ func outcome(r *Result, rejectedUp, rejectedDown bool, wantLevel float64) string
 			return Improvement
 		}
 		return Unchanged
-	case r.Scale == Count && r.BaseMedian == 0 && r.HeadMedian == 0:
-		// No event on either side is unchanged however few requests
-		// there were, as identical pairs are for the other metrics; the
-		// interval and "could detect" say how much that rules out.
+	case r.Scale == Count && r.HeadMedian == 0 && !(rejectedDown && r.Delta < -r.Threshold):
+		// Head without a single event is not worse than base however few
+		// requests there were (as identical pairs are unchanged for the
+		// other metrics): a count regresses only through head's events.
+		// The interval and "could detect" say how much that rules out.
+		// Base's own events (a connection's goroutines at one window's
+		// edge) would otherwise hold a small gate inconclusive.
 		return Unchanged
 	case rejectedUp && r.Delta > r.Threshold:
 		return Regression
