@@ -13,8 +13,8 @@
 # Gates per plant (default, FULL=1 in brackets); the patches are in
 # examples/regressions/ and power/, applied to a copy of examples/service:
 #   AA      4 [20]  aa              no patch
-#   HALF    0 [20]  cpu-half        power/cpu-half.patch, meant as half the CPU
-#                                   threshold (δ0 = 0.75%), measured +0.8 to +1.3%
+#   HALF    0 [20]  cpu-half        power/cpu-half.patch, one hash, meant as half
+#                                   the CPU threshold (δ0 = 0.75%)
 #   THRESH  0 [20]  cpu-threshold   power/cpu-threshold.patch, about the CPU
 #                                   threshold (1.5%): fails about half the time
 #   NEAR    0 [10]  cpu-near        power/cpu-near.patch, near "could detect" (~1.8%)
