@@ -13,7 +13,7 @@
 # Gates per plant (default, FULL=1 in brackets); the patches are in
 # examples/regressions/ and power/, applied to a copy of examples/service:
 #   AA      4 [20]  aa              no patch
-#   HALF    0 [20]  cpu-half        power/cpu-half.patch, one hash, meant as half
+#   HALF    0 [20]  cpu-half        power/cpu-half.patch, two hashes, meant as half
 #                                   the CPU threshold (δ0 = 0.75%)
 #   THRESH  0 [20]  cpu-threshold   power/cpu-threshold.patch, about the CPU
 #                                   threshold (1.5%): fails about half the time
