@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records the real profiles the hint rules are tested on: a short gate of
 # the example service against each planted regression, and an A/A gate,
-# copied (report.json and merged profiles) into
+# copied (report.json and each valid run's profiles) into
 # engine/internal/hints/testdata/<name>/. Run as root; takes about 10 minutes.
 # NAMES="time-after global-lock" records only those.
 set -euo pipefail
@@ -65,9 +65,17 @@ for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-loc
   dst="$root/engine/internal/hints/testdata/$name"
   rm -rf "$dst" && mkdir -p "$dst"
   cp "$work/out/report.json" "$dst/"
-  for kind in cpu allocs mutex block goroutine heap; do
-    cp "$work/out/base.$kind.pb.gz" "$work/out/head.$kind.pb.gz" "$dst/" 2>/dev/null || true
-  done
+  # Each valid run's own profiles: attribution weighs a function's
+  # round-to-round spread, which merged profiles no longer show.
+  python3 - "$work/out" "$dst" <<'PY'
+import json, os, shutil, sys
+out, dst = sys.argv[1:]
+for run in json.load(open(os.path.join(out, "report.json")))["runs"]:
+    for p in run.get("profiles") or []:
+        if run.get("valid") and p.get("file"):
+            os.makedirs(os.path.join(dst, run["dir"]), exist_ok=True)
+            shutil.copy(os.path.join(out, run["dir"], p["file"]), os.path.join(dst, run["dir"], p["file"]))
+PY
   python3 - "$dst/report.json" <<'PY' || true
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -1,7 +1,7 @@
 // Package attribution says where a change of cost comes from: per function,
 // the head-minus-base cost per request (per run for the snapshots taken at
-// the end of each window: goroutines, live heap) from the per-side merged
-// profiles, keeping only differences beyond sampling noise.
+// the end of each window: goroutines, live heap) from each side's
+// profiles, keeping only differences beyond their noise.
 package attribution
 
 import (
@@ -19,236 +19,327 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// noiseSigmas is how many standard deviations of sampling noise a delta
-// must exceed: |Δ| > 3·√(base+head samples) (docs/report-schema.md,
-// "Function").
-const noiseSigmas = 3
-
 // perProfile caps the functions kept per profile and kind (flat, cum).
 const perProfile = 25
 
 // measure is one quantity read from a profile kind.
 type measure struct {
-	profile string
-	// valueType and countType are the sample types of the value and of the
-	// sample count that sets the noise.
-	valueType, countType string
-	unit                 string
+	profile   string
+	valueType string
+	unit      string
 	// scale turns a value per request into the unit (ns → µs).
 	scale float64
 	// perRun makes it an average per run instead of per request
 	// (goroutine counts are a snapshot, not a cost per request).
 	perRun bool
-	// countFromValue estimates raw samples from the value when the profile
-	// holds only scaled estimates (heap sampling: one per 512 KiB).
-	countFromValue float64
+	// samples are the raw samples behind each sample, which set the noise.
+	samples rawSamples
 }
 
 var measures = []measure{
-	{profile: "cpu", valueType: "cpu", countType: "samples", unit: "µs/req", scale: 1e-3},
-	{profile: "allocs", valueType: "alloc_space", countType: "alloc_space", unit: "B/req", scale: 1, countFromValue: 512 << 10},
-	{profile: "allocs", valueType: "alloc_objects", countType: "alloc_space", unit: "allocs/req", scale: 1, countFromValue: 512 << 10},
-	{profile: "mutex", valueType: "delay", countType: "contentions", unit: "µs/req", scale: 1e-3},
-	{profile: "block", valueType: "delay", countType: "contentions", unit: "µs/req", scale: 1e-3},
-	{profile: "goroutine", valueType: "goroutine", countType: "goroutine", unit: "goroutines", scale: 1, perRun: true},
+	{profile: "cpu", valueType: "cpu", unit: "µs/req", scale: 1e-3, samples: counted("samples")},
+	{profile: "allocs", valueType: "alloc_space", unit: "B/req", scale: 1, samples: heapSampled("alloc_objects", "alloc_space")},
+	{profile: "allocs", valueType: "alloc_objects", unit: "allocs/req", scale: 1, samples: heapSampled("alloc_objects", "alloc_space")},
+	{profile: "mutex", valueType: "delay", unit: "µs/req", scale: 1e-3, samples: fractionSampled("contentions")},
+	{profile: "block", valueType: "delay", unit: "µs/req", scale: 1e-3, samples: counted("contentions")},
+	{profile: "goroutine", valueType: "goroutine", unit: "goroutines", scale: 1, perRun: true, samples: counted("goroutine")},
 	// The heap profile taken at the end of each window: what is still in
 	// use there, per run, by the site that allocated it. A leak shows as
 	// head holding more at the site that keeps something per request.
-	{profile: "heap", valueType: "inuse_space", countType: "inuse_space", unit: "B", scale: 1, perRun: true, countFromValue: 512 << 10},
+	{profile: "heap", valueType: "inuse_space", unit: "B", scale: 1, perRun: true, samples: heapSampled("inuse_objects", "inuse_space")},
 }
 
-// Functions compares the merged profiles of dir (base.<kind>.pb.gz,
-// head.<kind>.pb.gz) per request. Runs give the denominators: the requests
-// sent while each valid run's profiles ran. Problems with one profile kind
-// are returned as warnings; the other kinds are still attributed.
-func Functions(dir string, runs []report.Run) ([]report.Function, []error) {
-	var out []report.Function
+// Functions compares the sides' profiles per request (per run for the
+// snapshots), function by function: each valid run's profile of a kind is
+// one round of evidence, so a function's round-to-round spread, not only
+// its sampling noise, decides whether its difference is shown (noise.go).
+// Problems with one profile kind are returned as warnings; the other kinds
+// are still attributed. code tells the service's own functions, named as
+// the callers of costs that land elsewhere.
+func Functions(dir string, runs []report.Run, code Code) ([]report.Function, []error) {
+	var tallies []*tally
 	var warnings []error
 	for _, m := range measures {
-		base, errB := load(dir, metric.Base, m.profile)
-		head, errH := load(dir, metric.Head, m.profile)
-		if errB != nil || errH != nil {
-			if err := errors.Join(errB, errH); !errors.Is(err, os.ErrNotExist) {
-				warnings = append(warnings, err)
-			}
-			continue
-		}
-		denomBase, denomHead := denominators(runs, m)
-		if denomBase == 0 || denomHead == 0 {
-			continue
-		}
-		b, err := aggregate(base, m)
-		if err == nil {
-			var h costs
-			if h, err = aggregate(head, m); err == nil {
-				out = append(out, compare(m, b, h, denomBase, denomHead)...)
-			}
-		}
+		t, err := tallyOf(dir, runs, m, code)
 		if err != nil {
-			warnings = append(warnings, fmt.Errorf("%s profile: %w", m.profile, err))
+			if !errors.Is(err, os.ErrNotExist) {
+				warnings = append(warnings, fmt.Errorf("%s profile: %w", m.profile, err))
+			}
+			continue
 		}
+		if t != nil {
+			tallies = append(tallies, t)
+		}
+	}
+	z := criticalZ(comparable(tallies))
+	var out []report.Function
+	for _, t := range tallies {
+		out = append(out, t.compare(z)...)
 	}
 	return out, warnings
 }
 
-func load(dir string, side metric.Side, kind string) (*profile.Profile, error) {
-	return capture.ReadProfile(filepath.Join(dir, string(side)+"."+kind+".pb.gz"))
-}
-
-// denominators are the requests (or runs) behind each side's merged
-// profile of m's kind: only valid runs with that profile were merged.
-func denominators(runs []report.Run, m measure) (base, head float64) {
-	for _, r := range runs {
-		if !r.Valid || !hasProfile(r, m.profile) {
-			continue
-		}
-		n := float64(r.ProfileRequests)
-		if m.perRun {
-			n = 1
-		}
-		if metric.SideOf(r) == metric.Base {
-			base += n
-		} else {
-			head += n
+// comparable is how many functions could show a difference beyond noise
+// at all (Tarone's rule): a function with n samples in all, every one on
+// one side, is sqrt(n/φ) standard deviations from no change, so functions
+// too rare for that to reach the critical z do not widen the correction.
+// It is the smallest m for which at most m functions could reach
+// criticalZ(m).
+func comparable(tallies []*tally) int {
+	var reach []float64
+	for _, t := range tallies {
+		for _, k := range t.keys() {
+			c := t.counts(k)
+			reach = append(reach, math.Sqrt((c.total(0)+c.total(1))/t.typical[k.kind]))
 		}
 	}
-	return base, head
-}
-
-func hasProfile(r report.Run, kind string) bool {
-	for _, p := range r.Profiles {
-		if p.Name == kind && p.File != "" {
-			return true
+	for m := 1; ; m++ {
+		z, n := criticalZ(m), 0
+		for _, r := range reach {
+			if r > z {
+				n++
+			}
+		}
+		if n <= m {
+			return m
 		}
 	}
-	return false
 }
 
-// costs are per-function totals of a profile: value and raw sample count,
-// flat (the function is the leaf) and cum (anywhere on the stack).
-type costs struct {
-	flat, cum, flatN, cumN map[string]float64
-	// source is where each function is defined, for links to it.
-	source map[string]source
+// key names one row: a function's own cost (flat: at its site, via the
+// runtime function that carried it out) or its cost with callees (cum).
+type key struct{ kind, name, via string }
+
+// tally is one measure's per-function costs over both sides' rounds.
+type tally struct {
+	m measure
+	// exposure is each round's requests (1 per run for a snapshot).
+	exposure  [2][]float64
+	functions map[key]*function
+	// typical is each kind's typical dispersion (noise.go).
+	typical map[string]float64
 }
 
-// source is a function's file (as the binary recorded it: with
-// -trimpath, its import path) and first line.
-type source struct {
-	file string
+// function is one row's evidence.
+type function struct {
+	value [2]float64
+	// raw are the raw samples per round of each side.
+	raw [2]map[int]float64
+	src source
+	// lines and callers are raw samples per line of the function and per
+	// caller of the service's own code (flat rows only).
+	lines   map[int64]float64
+	callers map[place]float64
+}
+
+// place is a line of a function.
+type place struct {
+	name string
 	line int64
 }
 
-func aggregate(p *profile.Profile, m measure) (costs, error) {
-	vi, ci := index(p, m.valueType), index(p, m.countType)
-	if vi < 0 || ci < 0 {
-		return costs{}, fmt.Errorf("no %s/%s sample types", m.valueType, m.countType)
-	}
-	c := costs{flat: map[string]float64{}, cum: map[string]float64{}, flatN: map[string]float64{}, cumN: map[string]float64{}, source: map[string]source{}}
-	cache := names{}
-	for _, s := range p.Sample {
-		if excluded(s, m.profile, cache) {
+// tallyOf reads every valid run's profile of m's kind; nil when a side has
+// none.
+func tallyOf(dir string, runs []report.Run, m measure, code Code) (*tally, error) {
+	t := &tally{m: m, functions: map[key]*function{}, typical: map[string]float64{}}
+	for _, r := range runs {
+		file := profileFile(r, m.profile)
+		if !r.Valid || file == "" {
 			continue
 		}
-		v, n := float64(s.Value[vi]), float64(s.Value[ci])
-		if m.countFromValue > 0 {
-			n = n / m.countFromValue
+		exposure := float64(r.ProfileRequests)
+		if m.perRun {
+			exposure = 1
+		}
+		if exposure == 0 {
+			continue
+		}
+		side := sideIndex(r)
+		p, err := capture.ReadProfile(filepath.Join(dir, r.Dir, file))
+		if err != nil {
+			return nil, err
+		}
+		if err := t.add(p, side, len(t.exposure[side]), code); err != nil {
+			return nil, err
+		}
+		t.exposure[side] = append(t.exposure[side], exposure)
+	}
+	if len(t.exposure[0]) == 0 || len(t.exposure[1]) == 0 {
+		return nil, nil
+	}
+	for _, kind := range []string{"flat", "cum"} {
+		var all []counts
+		for _, k := range t.keys() {
+			if k.kind == kind {
+				all = append(all, t.counts(k))
+			}
+		}
+		t.typical[kind] = typicalDispersion(all)
+	}
+	return t, nil
+}
+
+func sideIndex(r report.Run) int {
+	if metric.SideOf(r) == metric.Base {
+		return 0
+	}
+	return 1
+}
+
+func profileFile(r report.Run, kind string) string {
+	for _, p := range r.Profiles {
+		if p.Name == kind {
+			return p.File
+		}
+	}
+	return ""
+}
+
+// add adds one round's profile to side's tally.
+func (t *tally) add(p *profile.Profile, side, round int, code Code) error {
+	vi := index(p, t.m.valueType)
+	if vi < 0 {
+		return fmt.Errorf("no %s sample type", t.m.valueType)
+	}
+	raw, err := t.m.samples(p)
+	if err != nil {
+		return err
+	}
+	cache := names{}
+	for _, s := range p.Sample {
+		if excluded(s, t.m.profile, cache) {
+			continue
+		}
+		fs := stack(s, cache)
+		if len(fs) == 0 {
+			continue
+		}
+		v, n := float64(s.Value[vi]), raw(s)
+		at, via := site(fs)
+		own := t.function(key{"flat", at.name, via}, at.src)
+		own.record(side, round, v, n)
+		own.lines[at.line] += n
+		if caller, ok := code.caller(fs, at); ok {
+			own.callers[place{caller.name, caller.line}] += n
 		}
 		seen := map[string]bool{}
-		for li, loc := range s.Location {
-			for j, line := range loc.Line {
-				if line.Function == nil {
-					continue
-				}
-				name := cache.of(line.Function)
-				if _, ok := c.source[name]; !ok {
-					c.source[name] = source{line.Function.Filename, line.Function.StartLine}
-				}
-				if li == 0 && j == 0 {
-					c.flat[name] += v
-					c.flatN[name] += n
-				}
-				if !seen[name] {
-					seen[name] = true
-					c.cum[name] += v
-					c.cumN[name] += n
-				}
+		for _, f := range fs {
+			if !seen[f.name] {
+				seen[f.name] = true
+				t.function(key{"cum", f.name, ""}, f.src).record(side, round, v, n)
 			}
 		}
 	}
-	return c, nil
+	return nil
 }
 
-func index(p *profile.Profile, sampleType string) int {
-	for i, st := range p.SampleType {
-		if st.Type == sampleType {
-			return i
+func (t *tally) function(k key, src source) *function {
+	f := t.functions[k]
+	if f == nil {
+		f = &function{raw: [2]map[int]float64{{}, {}}, src: src, lines: map[int64]float64{}, callers: map[place]float64{}}
+		t.functions[k] = f
+	}
+	return f
+}
+
+func (f *function) record(side, round int, value, raw float64) {
+	f.value[side] += value
+	f.raw[side][round] += raw
+}
+
+// keys are the tally's rows in a fixed order.
+func (t *tally) keys() []key {
+	ks := make([]key, 0, len(t.functions))
+	for k := range t.functions {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.kind != b.kind {
+			return a.kind > b.kind // flat first
+		}
+		if a.name != b.name {
+			return a.name < b.name
+		}
+		return a.via < b.via
+	})
+	return ks
+}
+
+// counts are row k's raw samples per round, zero where a round had none.
+func (t *tally) counts(k key) counts {
+	f := t.functions[k]
+	var c counts
+	for side := range 2 {
+		c.exposure[side] = t.exposure[side]
+		c.raw[side] = make([]float64, len(t.exposure[side]))
+		for round, n := range f.raw[side] {
+			c.raw[side][round] = n
 		}
 	}
-	return -1
+	return c
 }
 
-// compare keeps, per kind, the functions whose per-request difference is
-// beyond noise, largest first. The noise test scales head's sample count to
-// base's denominator: Δ = h·(Db/Dh) − b, σ = √(b + h·(Db/Dh)²).
-func compare(m measure, b, h costs, denomBase, denomHead float64) []report.Function {
+// compare keeps, per kind, the rows whose per-request difference is beyond
+// noise at z, largest first.
+func (t *tally) compare(z float64) []report.Function {
+	m := t.m
+	denom := [2]float64{sum(t.exposure[0]), sum(t.exposure[1])}
+	byKind := map[string][]report.Function{}
+	for _, k := range t.keys() {
+		c := t.counts(k)
+		if !beyondNoise(c, t.typical[k.kind], z) {
+			continue
+		}
+		f := t.functions[k]
+		row := report.Function{
+			Profile: m.profile, Name: k.name, Via: k.via, Kind: k.kind, Unit: m.unit,
+			Base: f.value[0] / denom[0] * m.scale, Head: f.value[1] / denom[1] * m.scale,
+			BaseSamples: c.total(0), HeadSamples: c.total(1), Status: "changed",
+			File: f.src.file, Line: f.src.line,
+		}
+		row.Delta = row.Head - row.Base
+		if k.kind == "flat" {
+			row.CallLine = heaviest(f.lines)
+			caller := heaviestPlace(f.callers)
+			row.Caller, row.CallerLine = caller.name, caller.line
+		}
+		switch {
+		case f.value[0] == 0:
+			row.Status = "new"
+		case f.value[1] == 0:
+			row.Status = "gone"
+		}
+		byKind[k.kind] = append(byKind[k.kind], row)
+	}
 	var out []report.Function
-	for _, kind := range []struct {
-		name           string
-		bv, hv, bn, hn map[string]float64
-	}{{"flat", b.flat, h.flat, b.flatN, h.flatN}, {"cum", b.cum, h.cum, b.cumN, h.cumN}} {
-		var fs []report.Function
-		ratio := denomBase / denomHead
-		for _, name := range union(kind.bv, kind.hv) {
-			bn, hn := kind.bn[name], kind.hn[name]
-			if math.Abs(hn*ratio-bn) <= noiseSigmas*math.Sqrt(bn+hn*ratio*ratio) {
-				continue
-			}
-			f := report.Function{
-				Profile: m.profile, Name: name, Kind: kind.name, Unit: m.unit,
-				Base: kind.bv[name] / denomBase * m.scale, Head: kind.hv[name] / denomHead * m.scale,
-				BaseSamples: bn, HeadSamples: hn, Status: "changed",
-			}
-			f.Delta = f.Head - f.Base
-			// Where the head defines it: links go to the head commit.
-			if src, ok := h.source[name]; ok {
-				f.File, f.Line = src.file, src.line
-			} else if src, ok := b.source[name]; ok {
-				f.File, f.Line = src.file, src.line
-			}
-			switch {
-			case kind.bv[name] == 0:
-				f.Status = "new"
-			case kind.hv[name] == 0:
-				f.Status = "gone"
-			}
-			fs = append(fs, f)
-		}
-		sort.Slice(fs, func(i, j int) bool {
-			if a, b := math.Abs(fs[i].Delta), math.Abs(fs[j].Delta); a != b {
-				return a > b
-			}
-			return fs[i].Name < fs[j].Name
-		})
-		if len(fs) > perProfile {
-			fs = fs[:perProfile]
-		}
-		out = append(out, fs...)
+	for _, kind := range []string{"flat", "cum"} {
+		fs := byKind[kind]
+		sort.SliceStable(fs, func(i, j int) bool { return math.Abs(fs[i].Delta) > math.Abs(fs[j].Delta) })
+		out = append(out, fs[:min(len(fs), perProfile)]...)
 	}
 	return out
 }
 
-func union(a, b map[string]float64) []string {
-	seen := map[string]bool{}
-	var names []string
-	for _, m := range []map[string]float64{a, b} {
-		for name := range m {
-			if !seen[name] {
-				seen[name] = true
-				names = append(names, name)
-			}
+// heaviest is the line with the most samples (the first on a tie).
+func heaviest(lines map[int64]float64) int64 {
+	best, most := int64(0), -1.0
+	for line, n := range lines {
+		if n > most || (n == most && line < best) {
+			best, most = line, n
 		}
 	}
-	sort.Strings(names)
-	return names
+	return best
+}
+
+// heaviestPlace is the place with the most samples (the first on a tie).
+func heaviestPlace(counts map[place]float64) place {
+	var best place
+	most := -1.0
+	for p, n := range counts {
+		if n > most || (n == most && (p.name < best.name || p.name == best.name && p.line < best.line)) {
+			best, most = p, n
+		}
+	}
+	return best
 }

@@ -1,10 +1,12 @@
 package attribution
 
 import (
+	"path/filepath"
 	"sort"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/perfgate/perfgate/engine/internal/capture"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -109,4 +111,28 @@ func prune(n *report.FlameNode, min float64, depth int) {
 	}
 	n.Children = kept
 	sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].Name < n.Children[j].Name })
+}
+
+func load(dir string, side metric.Side, kind string) (*profile.Profile, error) {
+	return capture.ReadProfile(filepath.Join(dir, string(side)+"."+kind+".pb.gz"))
+}
+
+// denominators are the requests (or runs) behind each side's merged
+// profile of m's kind: only valid runs with that profile were merged.
+func denominators(runs []report.Run, m measure) (base, head float64) {
+	for _, r := range runs {
+		if !r.Valid || profileFile(r, m.profile) == "" {
+			continue
+		}
+		n := float64(r.ProfileRequests)
+		if m.perRun {
+			n = 1
+		}
+		if metric.SideOf(r) == metric.Base {
+			base += n
+		} else {
+			head += n
+		}
+	}
+	return base, head
 }

@@ -222,9 +222,17 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 	if len(runs) > 0 {
 		first = runs[len(runs)-1].Pair + 1
 	}
-	for round := first; round < first+o.Config.ProfileRounds; round++ {
+	gating := o.Config
+	var factor float64
+	o.Config, factor = profilePlan(o.Config, runs)
+	for round := first; round < first+gating.ProfileRounds; round++ {
 		unit, err := measureUnit(ctx, o, round, true, rng, bins)
-		left := first + o.Config.ProfileRounds - 1 - round
+		for i := range unit {
+			if unit[i].Duet != nil {
+				unit[i].Duet.ProfileLoad, unit[i].Duet.MemProfileRate = factor, profileMemRate
+			}
+		}
+		left := first + gating.ProfileRounds - 1 - round
 		var recErr error
 		if runs, recErr = keep(o, runs, unit, 0, 0, clock.unitDone(left, left)); recErr != nil {
 			return runs, recErr

@@ -81,11 +81,15 @@ func startProbe(ctx context.Context, o Options, r *report.Run) (*probe, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	env := cfg.Env
+	if o.Duet && r.ProfileRound {
+		env = profileEnv(env)
+	}
 	began := time.Now()
 	inst, err := o.Target.Start(ctx, target.Spec{
 		Binary:       o.Binaries[r.Side],
 		Args:         cfg.Args,
-		Env:          cfg.Env,
+		Env:          env,
 		Ready:        cfg.Service.Ready,
 		ReadyTimeout: cfg.Service.ReadyTimeout.Std(),
 		LogDir:       dir,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/attribution"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -76,7 +77,7 @@ func functionRule(name, profile, unit string, min float64, names []string, messa
 	return func(rep *report.Report) []report.Hint {
 		var best *report.Function
 		for i, f := range rep.Functions {
-			if f.Profile != profile || f.Unit != unit || f.Delta <= min || !matches(f.Name, names) {
+			if f.Profile != profile || f.Unit != unit || f.Delta <= min || !(matches(f.Name, names) || matches(f.Via, names)) {
 				continue
 			}
 			if best == nil || f.Delta > best.Delta {
@@ -86,10 +87,7 @@ func functionRule(name, profile, unit string, min float64, names []string, messa
 		if best == nil || !mattersNextToCPU(rep, best) {
 			return nil
 		}
-		subject := best.Name
-		if caller := applicationCaller(rep, best); caller != "" {
-			subject += " (reached from " + caller + ")"
-		}
+		subject := describe(rep, best)
 		return []report.Hint{{
 			Rule:     name,
 			Message:  fmt.Sprintf(message, subject, best.Delta),
@@ -111,23 +109,39 @@ func mattersNextToCPU(rep *report.Report, f *report.Function) bool {
 	return cpu == nil || cpu.BaseRuns == 0 || f.Delta >= 0.02*cpu.Base
 }
 
+// describe names a function row for a hint: the function, the line with
+// most of its samples, the runtime function it spent them in, and the
+// service's own function (and line) that reached it.
+func describe(rep *report.Report, f *report.Function) string {
+	subject := f.Name
+	if f.CallLine > 0 {
+		subject += fmt.Sprintf(" line %d", f.CallLine)
+	}
+	if f.Via != "" {
+		subject += " (in " + f.Via + ")"
+	}
+	switch caller := applicationCaller(rep, f); {
+	case f.Caller != "" && f.CallerLine > 0:
+		subject += fmt.Sprintf(" (reached from %s line %d)", f.Caller, f.CallerLine)
+	case f.Caller != "":
+		subject += " (reached from " + f.Caller + ")"
+	case caller != "":
+		subject += " (reached from " + caller + ")"
+	}
+	return subject
+}
+
 // applicationCaller is the deepest function of the service's own code
-// whose cost in the same profile grew by at least 80% of f's: the code that
-// reaches f. The service's code is told from the standard library by its
-// import path, whose first element has a dot (example.com/..., github.com/...),
-// or by being package main.
-// Deepest is approximated by the smallest such growth: a caller's cum
-// includes its callees'.
-// The service's dependencies (the dep lines of its build info) are not its
-// code: a driver that f calls (database/sql.(*DB).conn calls pgx's
-// connector) grows as much as f and is deeper than the service's handler,
-// but it is where the cost goes, not where it comes from.
+// (attribution.Code) whose cost in the same profile grew by at least 80%
+// of f's: the code that reaches f, for rows that do not record their
+// caller (cum rows). Deepest is approximated by the smallest such growth:
+// a caller's cum includes its callees'.
 func applicationCaller(rep *report.Report, f *report.Function) string {
-	deps := dependencies(rep.Build.Head.BuildInfo + "\n" + rep.Build.Base.BuildInfo)
+	code := attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo)
 	var caller *report.Function
 	for i, c := range rep.Functions {
 		if c.Profile != f.Profile || c.Unit != f.Unit || c.Kind != "cum" || c.Name == f.Name ||
-			c.Delta < 0.8*f.Delta || !isApplicationCode(c.Name) || inModules(c.Name, deps) {
+			c.Delta < 0.8*f.Delta || !code.Owns(c.Name) {
 			continue
 		}
 		if caller == nil || c.Delta < caller.Delta {
@@ -138,38 +152,6 @@ func applicationCaller(rep *report.Report, f *report.Function) string {
 		return ""
 	}
 	return caller.Name
-}
-
-func isApplicationCode(function string) bool {
-	first, _, nested := strings.Cut(function, "/")
-	if !nested { // "time.NewTimer", "main.handler": a standard package or main
-		return strings.HasPrefix(function, "main.")
-	}
-	return strings.Contains(first, ".") && !strings.HasPrefix(function, "golang.org/x/")
-}
-
-// dependencies are the module paths of the dep lines of `go version -m`
-// output ("\tdep\tgithub.com/jackc/pgx/v5\tv5.7.6\th1:..."), and of the
-// modules that replace them ("\t=>\tpath\tversion").
-func dependencies(buildInfo string) []string {
-	var mods []string
-	for _, line := range strings.Split(buildInfo, "\n") {
-		fields := strings.Fields(line)
-		if len(fields) >= 2 && (fields[0] == "dep" || fields[0] == "=>") {
-			mods = append(mods, fields[1])
-		}
-	}
-	return mods
-}
-
-// inModules reports whether function belongs to one of the modules.
-func inModules(function string, modules []string) bool {
-	for _, m := range modules {
-		if strings.HasPrefix(function, m+"/") || strings.HasPrefix(function, m+".") {
-			return true
-		}
-	}
-	return false
 }
 
 func matches(function string, names []string) bool {

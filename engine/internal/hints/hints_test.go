@@ -28,7 +28,7 @@ func fixture(t *testing.T, name string) *report.Report {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	functions, warnings := attribution.Functions(dir, rep.Runs)
+	functions, warnings := attribution.Functions(dir, rep.Runs, attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo))
 	if len(warnings) > 0 {
 		t.Fatal(warnings)
 	}
@@ -99,23 +99,6 @@ func TestHintsNameTheServiceNotItsDriver(t *testing.T) {
 	h := fired(For(fixture(t, "no-idle-conns")))["dial-per-request"]
 	if !strings.Contains(h.Message, "database/sql.(*DB).conn (reached from example.com/servicedb/internal/httpapi.(*Server).handleGet)") {
 		t.Errorf("dial-per-request hint does not name the service's handler: %q", h.Message)
-	}
-}
-
-func TestDependencies(t *testing.T) {
-	info := "/tmp/head: go1.26.8\n\tpath\texample.com/servicedb/cmd/server\n\tmod\texample.com/servicedb\t(devel)\t\n" +
-		"\tdep\tgithub.com/jackc/pgx/v5\tv5.7.6\th1:x=\n\tdep\tgithub.com/old/lib\tv1.0.0\n\t=>\tgithub.com/fork/lib\tv1.0.1\th1:y=\n"
-	deps := dependencies(info)
-	for name, want := range map[string]bool{
-		"github.com/jackc/pgx/v5/stdlib.(*driverConnector).Connect": true,
-		"github.com/jackc/pgx/v5.connect":                           true,
-		"github.com/fork/lib.Do":                                    true,
-		"github.com/jackc/pgx/v55.x":                                false,
-		"example.com/servicedb/internal/orders.(*Store).Get":        false,
-	} {
-		if got := inModules(name, deps); got != want {
-			t.Errorf("inModules(%q, %q) = %v, want %v", name, deps, got, want)
-		}
 	}
 }
 
@@ -258,22 +241,6 @@ func TestEveryRuleIsDocumented(t *testing.T) {
 	for _, name := range Rules() {
 		if !strings.Contains(string(doc), "`"+name+"`") {
 			t.Errorf("docs/hints.md does not document %s", name)
-		}
-	}
-}
-
-func TestIsApplicationCode(t *testing.T) {
-	for name, want := range map[string]bool{
-		"example.com/perfgate-example/internal/httpapi.(*Server).handleSearch": true,
-		"github.com/acme/shop/cart.Total":                                      true,
-		"main.handler":                                                         true,
-		"time.NewTimer":                                                        false,
-		"crypto.Hash.New":                                                      false,
-		"net/http.(*Transport).dialConn":                                       false,
-		"golang.org/x/net/http2.(*Framer).ReadFrame":                           false,
-	} {
-		if got := isApplicationCode(name); got != want {
-			t.Errorf("isApplicationCode(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -111,10 +111,7 @@ func heapGrowth(rep *report.Report) []report.Hint {
 			Evidence: leak.evidence,
 		}}
 	}
-	site := best.Name
-	if caller := applicationCaller(rep, best); caller != "" {
-		site += " (reached from " + caller + ")"
-	}
+	site := describe(rep, best)
 	return []report.Hint{{
 		Rule: "heap-growth",
 		Message: fmt.Sprintf("%s holds %s more live heap at the end of each window, and head's live heap grows by %s: %s",

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/attribution"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -20,18 +21,6 @@ const shownFunctions = 6
 // longer is beyond sampling noise, but not something the pull request
 // did.
 const runtimeFloor = 0.01
-
-// runtimeInternal reports whether a function belongs to the Go runtime or
-// the standard library's internals rather than to code a pull request
-// changes or calls on purpose.
-func runtimeInternal(name string) bool {
-	for _, prefix := range []string{"runtime.", "runtime/", "internal/", "sync/atomic.", "syscall.", "gcWriteBarrier", "aeshash"} {
-		if strings.HasPrefix(name, prefix) {
-			return true
-		}
-	}
-	return false
-}
 
 // reviewedFunctions are the flat function deltas worth a reviewer's
 // time, in the order the comment lists them: the profiles in their usual
@@ -51,7 +40,7 @@ func reviewedFunctions(rep *report.Report) (kept []report.Function, noise int) {
 		if f.Kind != "flat" {
 			continue
 		}
-		if ref, ok := reference[f.Unit]; ok && ref > 0 && runtimeInternal(f.Name) && math.Abs(f.Delta) < runtimeFloor*ref {
+		if ref, ok := reference[f.Unit]; ok && ref > 0 && attribution.RuntimeInternal(f.Name) && math.Abs(f.Delta) < runtimeFloor*ref {
 			noise++
 			continue
 		}
@@ -98,16 +87,36 @@ func functionTable(rep *report.Report, fs []report.Function, links Links) string
 		if f.Status != "changed" {
 			status = " (" + Text(f.Status) + ")"
 		}
-		fmt.Fprintf(&b, "| %s %s | %s%s | %s | %s | %s |\n", Text(f.Profile), Text(f.Unit), functionName(rep, f, links), status, metric.Number(f.Base), metric.Number(f.Head), metric.Signed(f.Delta))
+		fmt.Fprintf(&b, "| %s %s | %s%s%s | %s | %s | %s |\n", Text(f.Profile), Text(f.Unit), functionName(rep, f, links), status, context(f), metric.Number(f.Base), metric.Number(f.Head), metric.Signed(f.Delta))
 	}
 	return b.String()
 }
 
+// context says where a row's cost was: in which runtime function the
+// function spent it, and which of the service's functions reached it.
+func context(f report.Function) string {
+	var parts []string
+	if f.Via != "" {
+		parts = append(parts, "in "+Code(f.Via))
+	}
+	if f.Caller != "" {
+		parts = append(parts, "from "+Code(shortName(f.Caller)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(parts, ", ")
+}
+
 // functionName shows a function's name, linked to its source at the head
-// commit when the report knows the file and the links know the
-// repository.
+// commit (at the line with most of its samples, when known) when the
+// report knows the file and the links know the repository.
 func functionName(rep *report.Report, f report.Function, links Links) string {
-	if u := links.sourceURL(repositoryPath(rep.Build.Head, f), f.Line); u != "" {
+	line := f.Line
+	if f.CallLine > 0 {
+		line = f.CallLine
+	}
+	if u := links.sourceURL(repositoryPath(rep.Build.Head, f), line); u != "" {
 		return fmt.Sprintf("[%s](%s)", Code(f.Name), u)
 	}
 	return Code(f.Name)

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/engine/internal/attribution"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -130,12 +131,32 @@ func whereItWent(rep *report.Report, m report.Metric) string {
 	if !ok || change == 0 {
 		return ""
 	}
+	// A function's own cost can come in several rows, one per runtime
+	// function it reached (handleSearch via runtime.mapassign_faststr,
+	// via runtime.makeslice): the headline weighs the function whole.
 	var top []report.Function
+	at := map[string]int{}
 	for _, f := range rep.Functions {
-		if f.Kind == "flat" && f.Profile == p.profile && f.Unit == p.unit && f.Delta*change > 0 && !runtimeInternal(f.Name) {
-			top = append(top, f)
+		if f.Kind != "flat" || f.Profile != p.profile || f.Unit != p.unit || attribution.RuntimeInternal(f.Name) {
+			continue
+		}
+		if i, ok := at[f.Name]; ok {
+			top[i].Delta += f.Delta
+			if top[i].Status != f.Status {
+				top[i].Status = "changed"
+			}
+			continue
+		}
+		at[f.Name] = len(top)
+		top = append(top, f)
+	}
+	kept := top[:0]
+	for _, f := range top {
+		if f.Delta*change > 0 {
+			kept = append(kept, f)
 		}
 	}
+	top = kept
 	if len(top) == 0 {
 		return ""
 	}

@@ -21,6 +21,13 @@ func printFunctions(w io.Writer, functions []report.Function, top int) {
 			fmt.Fprintf(w, "  %s (%s):\n", f.Profile, f.Unit)
 		}
 		shown[key]++
-		fmt.Fprintf(w, "    %12s  %-7s %s\n", metric.Signed(f.Delta), f.Status, f.Name)
+		where := f.Name
+		if f.Via != "" {
+			where += " in " + f.Via
+		}
+		if f.Caller != "" {
+			where += " from " + f.Caller
+		}
+		fmt.Fprintf(w, "    %12s  %-7s %s\n", metric.Signed(f.Delta), f.Status, where)
 	}
 }

@@ -61,6 +61,13 @@ type Duet struct {
 	// SharedCPUBusy is base's and head's CPU use together over the CPUs
 	// they share; above validity.max_shared_cpu the round is invalid.
 	SharedCPUBusy float64 `json:"shared_cpu_busy"`
+	// ProfileLoad, on a profile round, is its load as a multiple of
+	// load.rate, and MemProfileRate the heap sampling interval its
+	// services were started with (GODEBUG=memprofilerate; a service that
+	// sets runtime.MemProfileRate itself keeps its own). Profile rounds
+	// never gate, so they trade CPU for samples.
+	ProfileLoad    float64 `json:"profile_load,omitempty"`
+	MemProfileRate int     `json:"mem_profile_rate,omitempty"`
 }
 
 // Figures are a run's per-request numbers, the ones that are compared.

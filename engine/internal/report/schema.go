@@ -313,6 +313,19 @@ type Function struct {
 	// file name; the base's for a function gone from the head).
 	File string `json:"file,omitempty"`
 	Line int64  `json:"line,omitempty"`
+	// Via, on a flat row, is the runtime function its cost was in when
+	// the row's function reached the runtime for it (runtime.mapassign,
+	// runtime.makeslice): the cost is the function's own all the same.
+	Via string `json:"via,omitempty"`
+	// CallLine, on a flat row, is the line of the function with most of
+	// its samples (head's and base's together).
+	CallLine int64 `json:"call_line,omitempty"`
+	// Caller, on a flat row of code that is not the service's own (the
+	// standard library, a dependency), is the service's function nearest
+	// to it on the stacks with most of its samples, and the line of it
+	// that made the call.
+	Caller     string `json:"caller,omitempty"`
+	CallerLine int64  `json:"caller_line,omitempty"`
 }
 
 // Hint is a root-cause hint with its evidence (next step).

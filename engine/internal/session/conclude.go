@@ -61,7 +61,7 @@ func (g *invocation) sidesMeasured() []metric.Side {
 func (g *invocation) compareSides(err error) {
 	rep := g.rep
 	runs := rep.Runs
-	functions, warnings := attribution.Functions(g.out, runs)
+	functions, warnings := attribution.Functions(g.out, runs, attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo))
 	rep.Functions = append([]report.Function{}, functions...)
 	rep.Flame = attribution.Flame(g.out, runs)
 	for _, w := range warnings {

@@ -1,0 +1,82 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
+)
+
+// A duet's profile rounds never gate, so they may cost CPU for samples:
+// the gating rounds leave the shared CPUs mostly idle (the example uses
+// about 15% of its CPU), and at the runtime's 100 Hz and its default heap
+// sampling (one sample per 512 KiB allocated) three 5-s rounds gave a few
+// hundred CPU and allocation samples a side, too few to name a function
+// holding 1% of the cost.
+
+// profileMemRate is the heap sampling interval of the profile rounds'
+// services: 32 times the default's samples.
+const profileMemRate = 16 << 10
+
+// profileBusyShare is how busy a profile round aims to keep the shared
+// CPUs and the generator, as a share of their validity limits
+// (validity.max_shared_cpu, validity.max_generator_cpu): raised load must
+// not make the round invalid.
+const profileBusyShare = 0.6
+
+// maxProfileLoad caps the profile rounds' load, as a multiple of
+// load.rate: far above the gating load, a service's per-request costs
+// (batching, queueing) are no longer the ones the gate measured.
+const maxProfileLoad = 4
+
+// profilePlan is the config of a duet's profile rounds and the load
+// factor it applies: load.rate raised until the gating rounds' shared CPU
+// use and generator use reach profileBusyShare of their limits, by at
+// most maxProfileLoad and never below 1.
+func profilePlan(cfg *config.Config, runs []report.Run) (*config.Config, float64) {
+	var busy, generator []float64
+	for _, r := range runs {
+		if !r.Compared() || r.Duet == nil || r.Side != Base {
+			continue
+		}
+		busy = append(busy, r.Duet.SharedCPUBusy)
+		generator = append(generator, r.Figures.GeneratorCPURatio)
+	}
+	factor := float64(maxProfileLoad)
+	if b := stats.Median(busy); b > 0 {
+		factor = min(factor, profileBusyShare*float64(cfg.Validity.MaxSharedCPU)/b)
+	}
+	if g := stats.Median(generator); g > 0 {
+		factor = min(factor, profileBusyShare*float64(cfg.Validity.MaxGeneratorCPU)/g)
+	}
+	if len(busy) == 0 {
+		factor = 1
+	}
+	// One decimal, so that the report's figure is the one applied.
+	factor = max(1, math.Floor(factor*10)/10)
+	c := *cfg
+	c.Load.Rate = cfg.Load.Rate * factor
+	return &c, factor
+}
+
+// profileEnv is the service's environment for a profile round: its own,
+// with GODEBUG=memprofilerate added after its GODEBUG settings (the last
+// setting of a key wins), unless it sets memprofilerate itself.
+func profileEnv(env func(addr string, port int) []string) func(addr string, port int) []string {
+	return func(addr string, port int) []string {
+		out := env(addr, port)
+		setting := fmt.Sprintf("memprofilerate=%d", profileMemRate)
+		for i, kv := range out {
+			if value, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+				if !strings.Contains(value, "memprofilerate=") {
+					out[i] = kv + "," + setting
+				}
+				return out
+			}
+		}
+		return append(out, "GODEBUG="+setting)
+	}
+}
