@@ -6,9 +6,10 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// ServiceHints are about the service rather than the change: a mutex or
-// block profile that came back empty from every run because the service
-// never turned it on. Go samples neither by default, and net/http/pprof
+// ServiceHints are about the service rather than the change, and about
+// what the gate's shape can see (contention_shape.go): a mutex or block
+// profile that came back empty from every run because the service never
+// turned it on. Go samples neither by default, and net/http/pprof
 // does not change that, so lock contention (the "global lock" incident)
 // stays invisible until the service opts in.
 func ServiceHints(rep *report.Report) []report.Hint {
@@ -27,7 +28,7 @@ func ServiceHints(rep *report.Report) []report.Hint {
 			Evidence: fmt.Sprintf("0 blocking events in all %d runs' block profiles", runs),
 		})
 	}
-	return out
+	return append(out, contentionHidden(rep)...)
 }
 
 // emptyProfile counts the runs that captured the profile and says

@@ -39,3 +39,20 @@ func TestServiceHintsSayHowToTurnProfilingOn(t *testing.T) {
 		})
 	}
 }
+
+// TestContentionHiddenAtOneCPU: at GOMAXPROCS 1 the report says that
+// contention cannot show, and names the shape that would reveal it; at 2
+// it says nothing.
+func TestContentionHiddenAtOneCPU(t *testing.T) {
+	rep := &report.Report{}
+	rep.Environment.GOMAXPROCS, rep.Environment.GOMAXPROCSSource = 1, "set from the CPU limit"
+	hs := ServiceHints(rep)
+	if len(hs) != 1 || hs[0].Rule != "contention-hidden" || !strings.Contains(hs[0].Message, "contention") ||
+		!strings.Contains(hs[0].Message, "resources.cpu: 2") || !strings.Contains(hs[0].Evidence, "GOMAXPROCS 1") {
+		t.Errorf("GOMAXPROCS 1: %+v", hs)
+	}
+	rep.Environment.GOMAXPROCS = 2
+	if hs := ServiceHints(rep); len(hs) != 0 {
+		t.Errorf("GOMAXPROCS 2: %+v", hs)
+	}
+}
