@@ -27,13 +27,24 @@ const profileMemRate = 16 << 10
 // not make the round invalid.
 const profileBusyShare = 0.6
 
+// profileWindows is the profile rounds' window as a multiple of
+// load.duration. CPU samples come at 100 Hz of CPU time, and the raised
+// load alone cannot buy many: the two sides together may use at most
+// validity.max_shared_cpu of their CPUs (the example's gating rounds use
+// about 27% of one, its generator 25% of another), so three 5-s rounds at
+// the highest valid load give about 300 CPU samples a side, and a
+// function holding 5% of the CPU needs about 400 to clear the
+// per-function test (attribution/noise.go: z of about 4.4).
+const profileWindows = 2
+
 // maxProfileLoad caps the profile rounds' load, as a multiple of
 // load.rate: far above the gating load, a service's per-request costs
 // (batching, queueing) are no longer the ones the gate measured.
 const maxProfileLoad = 4
 
 // profilePlan is the config of a duet's profile rounds and the load
-// factor it applies: load.rate raised until the gating rounds' shared CPU
+// factor it applies: windows profileWindows times as long, and load.rate
+// raised until the gating rounds' shared CPU
 // use and generator use reach profileBusyShare of their limits, by at
 // most maxProfileLoad and never below 1.
 func profilePlan(cfg *config.Config, runs []report.Run) (*config.Config, float64) {
@@ -59,6 +70,7 @@ func profilePlan(cfg *config.Config, runs []report.Run) (*config.Config, float64
 	factor = max(1, math.Floor(factor*10)/10)
 	c := *cfg
 	c.Load.Rate = cfg.Load.Rate * factor
+	c.Load.Duration = cfg.Load.Duration * profileWindows
 	return &c, factor
 }
 

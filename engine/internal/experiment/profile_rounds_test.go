@@ -34,7 +34,7 @@ func TestProfilePlanRaisesTheLoadWithinTheLimits(t *testing.T) {
 		{"already busy: never lower", 0.6, 0.1, 1},
 	} {
 		c, factor := profilePlan(cfg, rounds(tc.busy, tc.generator))
-		if factor != tc.factor || c.Load.Rate != 300*tc.factor || cfg.Load.Rate != 300 {
+		if factor != tc.factor || c.Load.Rate != 300*tc.factor || cfg.Load.Rate != 300 || c.Load.Duration != profileWindows*cfg.Load.Duration {
 			t.Errorf("%s: factor %g, rate %g (gating config's %g); want %g", tc.name, factor, c.Load.Rate, cfg.Load.Rate, tc.factor)
 		}
 	}

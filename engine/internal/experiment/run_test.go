@@ -315,13 +315,13 @@ func TestDuetStopsWhenDecidedThenProfiles(t *testing.T) {
 		// heap sampling.
 		want := 50.0
 		if r.ProfileRound && r.Duet != nil {
-			want *= r.Duet.ProfileLoad
+			want *= r.Duet.ProfileLoad * profileWindows
 			if r.Duet.ProfileLoad <= 1 || r.Duet.MemProfileRate != profileMemRate {
 				t.Errorf("%s/%d: profile round at %gx the load, memprofilerate %d", r.Side, r.Pair, r.Duet.ProfileLoad, r.Duet.MemProfileRate)
 			}
 		}
 		if r.Duet == nil || float64(f.Requests) < 0.9*want || float64(f.Requests) > want || r.Seconds == nil {
-			t.Errorf("%s/%d: duet %v, %d requests, %d seconds sampled; want a duet run with about %.0f requests (100 ms at 500/s, times the profile load)", r.Side, r.Pair, r.Duet, f.Requests, len(r.Seconds), want)
+			t.Errorf("%s/%d: duet %v, %d requests, %d seconds sampled; want a duet run with about %.0f requests (100 ms at 500/s, times the profile round's load and window)", r.Side, r.Pair, r.Duet, f.Requests, len(r.Seconds), want)
 		}
 		if r.ProfileRound != (r.Pair == 4) || (len(r.Profiles) > 0) != r.ProfileRound {
 			t.Errorf("%s/%d: profile round %v with %d profiles; only round 4, after the gating ones, profiles", r.Side, r.Pair, r.ProfileRound, len(r.Profiles))

@@ -22,11 +22,11 @@ const shownFunctions = 6
 // did.
 const runtimeFloor = 0.01
 
-// reviewedFunctions are the flat function deltas worth a reviewer's
+// ReviewedFunctions are the flat function deltas worth a reviewer's
 // time, in the order the comment lists them: the profiles in their usual
 // order, the biggest change first within each. A runtime-internal change
 // smaller than runtimeFloor of the request's cost in its unit is left out.
-func reviewedFunctions(rep *report.Report) (kept []report.Function, noise int) {
+func ReviewedFunctions(rep *report.Report) (kept []report.Function, noise int) {
 	// A request's cost in each profile unit is the base's value of the
 	// metric that unit explains; CPU, mutex and block delays are all time
 	// per request (µs/req), so CPU's figure serves all three.
@@ -62,7 +62,7 @@ func profileRank(p string) int {
 // functionsSection is the first screen's table of the biggest function
 // deltas, and the rest folded.
 func functionsSection(rep *report.Report, links Links) string {
-	fs, noise := reviewedFunctions(rep)
+	fs, noise := ReviewedFunctions(rep)
 	if len(fs) == 0 {
 		return ""
 	}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// Gate is one recorded gate of the benchmark.
+type Gate struct {
+	Judgement
+	Seconds float64
+}
+
+// gateDir is "<plant>-<i>".
+var gateDir = regexp.MustCompile(`^(.+)-(\d+)$`)
+
+func readGates(dir string) ([]Gate, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var gates []Gate
+	for _, e := range entries {
+		m := gateDir.FindStringSubmatch(e.Name())
+		if !e.IsDir() || m == nil {
+			continue
+		}
+		g, err := readGate(filepath.Join(dir, e.Name()), m[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		gates = append(gates, g)
+	}
+	return gates, nil
+}
+
+func readGate(dir, plant string) (Gate, error) {
+	var rep report.Report
+	var places []Place
+	var meta struct {
+		Seconds float64 `json:"seconds"`
+	}
+	for name, v := range map[string]any{"report.json": &rep, "planted.json": &places, "gate.json": &meta} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			if name == "report.json" {
+				// A gate that wrote no report (a configuration or
+				// infrastructure error) still counts, as an error.
+				return Gate{Judgement: Judgement{Plant: plant, Verdict: "error", Hint: expectedHint[plant]}}, nil
+			}
+			return Gate{}, err
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			return Gate{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return Gate{Judgement: Judge(plant, &rep, places), Seconds: meta.Seconds}, nil
+}
+
+// Table is the benchmark's Markdown: one row per plant, then the targets.
+func Table(gates []Gate) string {
+	byPlant := map[string][]Gate{}
+	var plants []string
+	for _, g := range gates {
+		if byPlant[g.Plant] == nil {
+			plants = append(plants, g.Plant)
+		}
+		byPlant[g.Plant] = append(byPlant[g.Plant], g)
+	}
+	sort.Strings(plants)
+	var b strings.Builder
+	b.WriteString("| plant | gates | verdicts | first function in \"Where it changed\" (most often) | planted function named | on the first screen | with an added line | expected hint fired | naming the planted function | functions listed, median |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range plants {
+		gs := byPlant[p]
+		hint := "-"
+		namesPlace := "-"
+		if gs[0].Hint != "" {
+			hint = fmt.Sprintf("%s: %s", gs[0].Hint, share(gs, func(g Gate) bool { return g.Fired }))
+			namesPlace = share(gs, func(g Gate) bool { return g.NamesPlace })
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %d |\n", p, len(gs), verdicts(gs), mostOften(gs),
+			share(gs, func(g Gate) bool { return g.Named }), share(gs, func(g Gate) bool { return g.OnFirstScreen }),
+			share(gs, func(g Gate) bool { return g.LineNamed }), hint, namesPlace, medianRows(gs))
+	}
+	b.WriteString("\n")
+	b.WriteString(targets(byPlant))
+	return b.String()
+}
+
+func share(gs []Gate, ok func(Gate) bool) string {
+	n := 0
+	for _, g := range gs {
+		if ok(g) {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d/%d", n, len(gs))
+}
+
+func verdicts(gs []Gate) string {
+	count := map[string]int{}
+	for _, g := range gs {
+		count[g.Verdict]++
+	}
+	var parts []string
+	for _, v := range []string{"regression", "pass", "improvement", "inconclusive", "invalid", "error"} {
+		if count[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", v, count[v]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func mostOften(gs []Gate) string {
+	count := map[string]int{}
+	best := ""
+	for _, g := range gs {
+		count[g.First]++
+		if count[g.First] > count[best] || (count[g.First] == count[best] && g.First < best) {
+			best = g.First
+		}
+	}
+	if best == "" {
+		return "(none)"
+	}
+	return fmt.Sprintf("`%s` (%d)", shortName(best), count[best])
+}
+
+func medianRows(gs []Gate) int {
+	rows := make([]int, len(gs))
+	for i, g := range gs {
+		rows[i] = g.Rows
+	}
+	sort.Ints(rows)
+	return rows[len(rows)/2]
+}
+
+// targets checks issue 20's targets: the planted function named in ≥ 90%
+// of the plants' gates; each seed incident's hint in ≥ 90% of its gates;
+// no function listed in ≥ 19 of 20 A/A gates.
+func targets(byPlant map[string][]Gate) string {
+	var b strings.Builder
+	named, planted := 0, 0
+	for p, gs := range byPlant {
+		if p == "aa" {
+			continue
+		}
+		for _, g := range gs {
+			planted++
+			if g.Named {
+				named++
+			}
+		}
+	}
+	if planted > 0 {
+		fmt.Fprintf(&b, "- planted function named in \"Where it changed\": %d of %d gates (target ≥ 90%%)\n", named, planted)
+	}
+	var plants []string
+	for p := range expectedHint {
+		if len(byPlant[p]) > 0 {
+			plants = append(plants, p)
+		}
+	}
+	sort.Strings(plants)
+	for _, p := range plants {
+		fmt.Fprintf(&b, "- %s: %s fired in %s gates (target ≥ 90%%)\n", p, expectedHint[p], share(byPlant[p], func(g Gate) bool { return g.Fired }))
+	}
+	if aa := byPlant["aa"]; len(aa) > 0 {
+		fmt.Fprintf(&b, "- A/A gates listing no function: %s (target ≥ 19 of 20)\n", share(aa, func(g Gate) bool { return g.Rows == 0 }))
+	}
+	return b.String()
+}
