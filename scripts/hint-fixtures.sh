@@ -8,6 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export GIT_CEILING_DIRECTORIES=$work
 (cd "$root/engine" && go build -o "$work/perfgate" ./cmd/perfgate)
 # config NAME writes the experiment for one fixture: the default mix at 800
 # req/s, except where a regression needs more of its own traffic to show
@@ -55,13 +56,63 @@ pairs: 3
 YAML
 }
 
-for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock tls-per-request dns-per-request goroutine-leak heap-leak}; do
-  config "$name"
-  rm -rf "$work/head" "$work/out"
-  cp -r "$root/examples/service" "$work/head"
-  if [ "$name" != aa ]; then (cd "$work/head" && git apply "$root/examples/regressions/$name.patch"); fi
+# database_config writes the database example's experiment (as the
+# end-to-end test TestGateDatabaseServiceFindsLostConnectionReuse runs it)
+# against the private PostgreSQL at $1.
+database_config() {
+  cat > "$work/perfgate.yml" <<YAML
+version: 1
+service:
+  package: ./cmd/server
+  args: ["-addr", "{addr}"]
+  env: {DATABASE_URL: "$1"}
+  reset: [psql, -X, -q, -v, ON_ERROR_STOP=1, -d, "$1", -f, testdata/reset.sql]
+  reset_timeout: 20s
+load:
+  rate: 100
+  warmup: 1s
+  duration: 2s
+  requests:
+    - GET /orders/1
+    - GET /orders/500
+    - method: POST
+      path: /orders
+      headers: {Content-Type: application/json}
+      body: '{"customer":"c1","item":"i1","qty":2}'
+pairs: 6
+profile_rounds: 2
+layout: build
+gate:
+  alpha: 0.1
+validity:
+  min_cpu_samples: 0
+YAML
+}
+
+# The trees must be enterable by the service's user (nobody, as root):
+# the database reset runs in the head's tree.
+chmod 755 "$work"
+postgres_dir=
+trap 'if [ -n "$postgres_dir" ]; then bash "$root/scripts/postgres/down.sh" "$postgres_dir" || true; fi; rm -rf "$work"' EXIT
+
+for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock tls-per-request dns-per-request goroutine-leak heap-leak no-idle-conns}; do
+  rm -rf "$work/base" "$work/head" "$work/out"
+  if [ "$name" = no-idle-conns ]; then
+    # The database example on a private PostgreSQL (scripts/postgres).
+    vars=$(bash "$root/scripts/postgres/up.sh")
+    postgres_dir=$(sed -n 's/^PERFGATE_POSTGRES_DIR=//p' <<<"$vars")
+    database_config "$(sed -n 's/^DATABASE_URL=//p' <<<"$vars")"
+    cp -r "$root/examples/service-db" "$work/base"
+    cp -r "$root/examples/service-db" "$work/head"
+    (cd "$work/head" && git apply "$root/examples/service-db/regressions/no-idle-conns.patch")
+  else
+    config "$name"
+    cp -r "$root/examples/service" "$work/base"
+    cp -r "$root/examples/service" "$work/head"
+    if [ "$name" != aa ]; then (cd "$work/head" && git apply "$root/examples/regressions/$name.patch"); fi
+  fi
   echo "==> $name"
-  "$work/perfgate" gate --config "$work/perfgate.yml" --base-dir "$root/examples/service" --head "$work/head" --out "$work/out" >/dev/null || true
+  "$work/perfgate" gate --config "$work/perfgate.yml" --base-dir "$work/base" --head "$work/head" --out "$work/out" >/dev/null || true
   dst="$root/engine/internal/hints/testdata/$name"
   rm -rf "$dst" && mkdir -p "$dst"
   cp "$work/out/report.json" "$dst/"
@@ -81,4 +132,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 print("   verdict:", r["verdict"], "|", r["reason"][:150])
 PY
+  if [ -n "$postgres_dir" ]; then
+    bash "$root/scripts/postgres/down.sh" "$postgres_dir"
+    postgres_dir=
+  fi
 done
