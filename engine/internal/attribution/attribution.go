@@ -93,17 +93,14 @@ func comparable(tallies []*tally) int {
 			reach = append(reach, math.Sqrt((c.total(0)+c.total(1))/t.typical[k.kind]))
 		}
 	}
-	for m := 1; ; m++ {
-		z, n := criticalZ(m), 0
-		for _, r := range reach {
-			if r > z {
-				n++
-			}
-		}
-		if n <= m {
-			return m
-		}
+	// reachable(m) falls as m grows and m rises, so the smallest m with
+	// reachable(m) <= m is found by bisection over the sorted reaches.
+	sort.Float64s(reach)
+	reachable := func(m int) int {
+		z := criticalZ(m)
+		return len(reach) - sort.Search(len(reach), func(i int) bool { return reach[i] > z })
 	}
+	return 1 + sort.Search(max(len(reach), 1), func(i int) bool { return reachable(i+1) <= i+1 })
 }
 
 // key names one row: a function's own cost (flat: at its site, via the
@@ -120,16 +117,18 @@ type tally struct {
 	typical map[string]float64
 }
 
-// function is one row's evidence.
+// function is one row's evidence, per side: base's and head's binaries
+// number their lines apart once a pull request edits the file.
 type function struct {
 	value [2]float64
 	// raw are the raw samples per round of each side.
 	raw [2]map[int]float64
-	src source
+	// src is where each side's binary defines the function.
+	src [2]*source
 	// lines and callers are raw samples per line of the function and per
 	// caller of the service's own code (flat rows only).
-	lines   map[int64]float64
-	callers map[place]float64
+	lines   [2]map[int64]float64
+	callers [2]map[place]float64
 }
 
 // place is a line of a function.
@@ -216,35 +215,47 @@ func (t *tally) add(p *profile.Profile, side, round int, code Code) error {
 		}
 		v, n := float64(s.Value[vi]), raw(s)
 		at, via := site(fs)
-		own := t.function(key{"flat", at.name, via}, at.src)
-		own.record(side, round, v, n)
-		own.lines[at.line] += n
+		own := t.function(key{"flat", at.name, via})
+		own.record(side, round, v, n, at.src)
+		own.lines[side][at.line] += n
 		if caller, ok := code.caller(fs, at); ok {
-			own.callers[place{caller.name, caller.line}] += n
+			own.callers[side][place{caller.name, caller.line}] += n
 		}
 		seen := map[string]bool{}
 		for _, f := range fs {
 			if !seen[f.name] {
 				seen[f.name] = true
-				t.function(key{"cum", f.name, ""}, f.src).record(side, round, v, n)
+				t.function(key{"cum", f.name, ""}).record(side, round, v, n, f.src)
 			}
 		}
 	}
 	return nil
 }
 
-func (t *tally) function(k key, src source) *function {
+func (t *tally) function(k key) *function {
 	f := t.functions[k]
 	if f == nil {
-		f = &function{raw: [2]map[int]float64{{}, {}}, src: src, lines: map[int64]float64{}, callers: map[place]float64{}}
+		f = &function{raw: [2]map[int]float64{{}, {}}, lines: [2]map[int64]float64{{}, {}}, callers: [2]map[place]float64{{}, {}}}
 		t.functions[k] = f
 	}
 	return f
 }
 
-func (f *function) record(side, round int, value, raw float64) {
+func (f *function) record(side, round int, value, raw float64, src source) {
 	f.value[side] += value
 	f.raw[side][round] += raw
+	if f.src[side] == nil {
+		f.src[side] = &src
+	}
+}
+
+// described is the side whose binary a row describes: head's, unless the
+// function is gone from it (links go to the head commit).
+func (f *function) described() int {
+	if f.src[1] != nil {
+		return 1
+	}
+	return 0
 }
 
 // keys are the tally's rows in a fixed order.
@@ -296,12 +307,13 @@ func (t *tally) compare(z float64) []report.Function {
 			Profile: m.profile, Name: k.name, Via: k.via, Kind: k.kind, Unit: m.unit,
 			Base: f.value[0] / denom[0] * m.scale, Head: f.value[1] / denom[1] * m.scale,
 			BaseSamples: c.total(0), HeadSamples: c.total(1), Status: "changed",
-			File: f.src.file, Line: f.src.line,
 		}
+		side := f.described()
+		row.File, row.Line = f.src[side].file, f.src[side].line
 		row.Delta = row.Head - row.Base
 		if k.kind == "flat" {
-			row.CallLine = heaviest(f.lines)
-			caller := heaviestPlace(f.callers)
+			row.CallLine = heaviest(f.lines[side])
+			caller := heaviestPlace(f.callers[side])
 			row.Caller, row.CallerLine = caller.name, caller.line
 		}
 		switch {

@@ -71,7 +71,7 @@ func functionsSection(rep *report.Report, links Links) string {
 	if noise > 0 {
 		left = fmt.Sprintf("; %s under %s of a request's cost left out", count(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
 	}
-	fmt.Fprintf(&b, "**Where it changed** (per request, head − base, beyond sampling noise%s)\n\n", left)
+	fmt.Fprintf(&b, "**Where it changed** (per request, head − base, beyond noise%s)\n\n", left)
 	b.WriteString(functionTable(rep, fs[:min(len(fs), shownFunctions)], links))
 	if rest := fs[min(len(fs), shownFunctions):]; len(rest) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>%d more function deltas</summary>\n\n%s\n</details>\n", len(rest), functionTable(rep, rest, links))

@@ -60,8 +60,10 @@ func regressionReport() *report.Report {
 			{Name: "memory_peak", Unit: "MiB", Scale: "relative", Base: 30.5, Head: 35.5, Delta: 0.164, CI: [2]float64{0.15, 0.18}, CILevel: 0.9805, P: 0.0039, Outcome: "regression", Threshold: 0.1, Pairs: 10, Detectable: ptr(0.02)},
 		},
 		Functions: []report.Function{
-			{Profile: "allocs", Name: "fmt.Sprintf", Kind: "flat", Unit: "allocs/req", Head: 11.03, Delta: 11.03, Status: "new"},
-			{Profile: "allocs", Name: "example.com/svc/httpapi.(*Server).handleSearch", Kind: "flat", Unit: "allocs/req", Base: 2, Head: 14.55, Delta: 12.55, Status: "changed"},
+			{Profile: "allocs", Name: "fmt.Sprintf", Kind: "flat", Unit: "allocs/req", Head: 11.03, Delta: 11.03, Status: "new",
+				Via: "runtime.slicebytetostring", Caller: "example.com/svc/httpapi.(*Server).handleSearch", CallerLine: 31},
+			{Profile: "allocs", Name: "example.com/svc/httpapi.(*Server).handleSearch", Kind: "flat", Unit: "allocs/req", Base: 2, Head: 14.55, Delta: 12.55, Status: "changed",
+				Via: "runtime.mapassign_faststr", CallLine: 33},
 		},
 		Benchstat: []report.BenchRow{{Metric: "allocs/req", Base: 89.44, BaseRange: "0%", Head: 122.6, HeadRange: "0%", Delta: "+37.04%", P: 0, Note: "p=0.000 n=10"}},
 		Runs:      sequentialRuns(),

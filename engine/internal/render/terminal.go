@@ -33,7 +33,7 @@ func Terminal(w io.Writer, rep *report.Report, out string) {
 	}
 	printEndpoints(w, rep.Endpoints)
 	if len(rep.Functions) > 0 {
-		fmt.Fprintln(w, "\nlargest per-request changes by function beyond sampling noise (head − base, flat):")
+		fmt.Fprintln(w, "\nlargest per-request changes by function beyond noise (head − base, own cost):")
 		printFunctions(w, rep.Functions, 3)
 	}
 	printHints(w, rep.Hints)
