@@ -67,7 +67,11 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 	// Every reading follows the start order: whichever side started first
 	// is read first at every edge of this round.
 	order := []int{first, 1 - first}
-	if err := warmUp(ctx, cfg, gen, probes, order); err != nil {
+	tail := 0
+	if profileRound {
+		tail = profileTail
+	}
+	if err := warmUp(ctx, cfg, gen, probes, order, tail); err != nil {
 		return abandon(err)
 	}
 	if err := window(ctx, cfg, probes, order, func(out []*os.File) ([]load.Summary, error) {

@@ -43,7 +43,7 @@ func measure(ctx context.Context, o Options, side string, pair int) (report.Run,
 		return r, err
 	}
 	defer gen.Close()
-	if err := warmUp(ctx, o.Config, gen, []*probe{p}, []int{0}); err != nil {
+	if err := warmUp(ctx, o.Config, gen, []*probe{p}, []int{0}, 0); err != nil {
 		p.abandon(ctx, err)
 		return r, err
 	}
@@ -85,8 +85,9 @@ func profileClient(inst target.Instance, pprofPath string) *capture.Client {
 // warmUp warms the services up at the load rate and starts the windowed
 // profiles profileLead before the window (during the warm-up's tail when
 // it is long enough, otherwise in an idle pause after it), in order
-// (indexes into probes), as window reads them.
-func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes []*probe, order []int) error {
+// (indexes into probes), as window reads them. The profiles run tail
+// whole seconds longer than a gating round's.
+func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes []*probe, order []int, tail int) error {
 	warmup := cfg.Load.Warmup.Std()
 	start := time.Now()
 	profilesAt := start.Add(max(0, warmup-profileLead))
@@ -108,7 +109,7 @@ func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes [
 			<-done
 			return err
 		}
-		seconds := int(math.Round(cfg.Load.Duration.Std().Seconds())) + 1
+		seconds := int(math.Round(cfg.Load.Duration.Std().Seconds())) + 1 + tail
 		for _, p := range inOrder(probes, order) {
 			p.startProfiles(ctx, seconds)
 		}

@@ -37,6 +37,15 @@ const profileBusyShare = 0.6
 // per-function test (attribution/noise.go: z of about 4.4).
 const profileWindows = 2
 
+// profileTail is how many whole seconds longer a profile round's windowed
+// profiles run than a gating round's, so that they still end after the
+// window's counters: a profile round's reads at the window's start take
+// longer (two heap profiles with a collection per side, at 32 times the
+// samples), and they left 0.01-0.08 s of the gating rounds' 0.3 s
+// margin in the hint fixtures, and none for the database example, whose
+// profile rounds were all invalid.
+const profileTail = 1
+
 // maxProfileLoad caps the profile rounds' load, as a multiple of
 // load.rate: far above the gating load, a service's per-request costs
 // (batching, queueing) are no longer the ones the gate measured.

@@ -69,7 +69,7 @@ func functionsSection(rep *report.Report, links Links) string {
 	var b strings.Builder
 	left := ""
 	if noise > 0 {
-		left = fmt.Sprintf("; %s under %s of a request's cost left out", count(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
+		left = fmt.Sprintf("; %s below %s not shown", count(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
 	}
 	fmt.Fprintf(&b, "**Where it changed** (per request, head − base, beyond noise%s)\n\n", left)
 	b.WriteString(functionTable(rep, fs[:min(len(fs), shownFunctions)], links))
@@ -108,16 +108,20 @@ func context(f report.Function) string {
 	return ", " + strings.Join(parts, ", ")
 }
 
-// functionName shows a function's name, linked to its source at the head
-// commit (at the line with most of its samples, when known) when the
-// report knows the file and the links know the repository.
+// functionName shows a function's name without its module path (which
+// the link and report.html carry: the full name made every row with a
+// via and a caller wrap), linked to its source at the head commit when
+// the report knows the file and the links know the repository: at the
+// line that called the runtime function it was charged through, or
+// else the line with most of its samples.
 func functionName(rep *report.Report, f report.Function, links Links) string {
 	line := f.Line
 	if f.CallLine > 0 {
 		line = f.CallLine
 	}
+	name := Code(shortName(f.Name))
 	if u := links.sourceURL(repositoryPath(rep.Build.Head, f), line); u != "" {
-		return fmt.Sprintf("[%s](%s)", Code(f.Name), u)
+		return fmt.Sprintf("[%s](%s)", name, u)
 	}
-	return Code(f.Name)
+	return name
 }
