@@ -221,11 +221,16 @@ func (t *tally) add(p *profile.Profile, side, round int, code Code) error {
 		if caller, ok := code.caller(fs, at); ok {
 			own.callers[side][place{caller.name, caller.line}] += n
 		}
+		callers := code.callersAbove(fs)
 		seen := map[string]bool{}
-		for _, f := range fs {
+		for i, f := range fs {
 			if !seen[f.name] {
 				seen[f.name] = true
-				t.function(key{"cum", f.name, ""}).record(side, round, v, n, f.src)
+				cum := t.function(key{"cum", f.name, ""})
+				cum.record(side, round, v, n, f.src)
+				if c := callers[i]; c != nil {
+					cum.callers[side][place{c.name, c.line}] += n
+				}
 			}
 		}
 	}
@@ -313,9 +318,9 @@ func (t *tally) compare(z float64) []report.Function {
 		row.Delta = row.Head - row.Base
 		if k.kind == "flat" {
 			row.CallLine = heaviest(f.lines[side])
-			caller := heaviestPlace(f.callers[side])
-			row.Caller, row.CallerLine = caller.name, caller.line
 		}
+		caller := heaviestPlace(f.callers[side])
+		row.Caller, row.CallerLine = caller.name, caller.line
 		switch {
 		case f.value[0] == 0:
 			row.Status = "new"

@@ -124,3 +124,21 @@ func (c Code) caller(fs []frame, at frame) (frame, bool) {
 	}
 	return frame{}, false
 }
+
+// callersAbove is, for each frame of a stack (leaf first) that is not the
+// service's own, the service's own frame nearest above it (its caller in
+// the service's code), nil where there is none or the frame is the
+// service's own: a cum row of a library function (database/sql's conn)
+// names the service function that reached it.
+func (c Code) callersAbove(fs []frame) []*frame {
+	out := make([]*frame, len(fs))
+	var nearest *frame
+	for i := len(fs) - 1; i >= 0; i-- {
+		if c.Owns(fs[i].name) {
+			nearest = &fs[i]
+			continue
+		}
+		out[i] = nearest
+	}
+	return out
+}

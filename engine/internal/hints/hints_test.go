@@ -77,11 +77,11 @@ func TestHintsOnRealRegressions(t *testing.T) {
 // TestHintsNameTheApplicationCaller: a hint on a library function also
 // names the service's own function that reaches it, the nearest on the
 // profiled stacks: the function the plant changed (cpu-regexp compiles
-// in search.ParseQuery, which handleSearch calls).
+// in its new search.isWords, which ParseQuery calls).
 func TestHintsNameTheApplicationCaller(t *testing.T) {
 	for _, tc := range []struct{ fixture, rule, caller string }{
 		{"alloc-sprintf", "formatting-on-hot-path", "httpapi.(*Server).handleSearch"},
-		{"cpu-regexp", "regexp-compile-per-request", "search.ParseQuery"},
+		{"cpu-regexp", "regexp-compile-per-request", "search.isWords line 53"},
 		{"global-lock", "mutex-contention", "httpapi.(*Server).handleSearch"},
 	} {
 		h := fired(For(fixture(t, tc.fixture)))[tc.rule]
@@ -95,11 +95,12 @@ func TestHintsNameTheApplicationCaller(t *testing.T) {
 // (examples/service-db with no-idle-conns.patch, recorded on PostgreSQL 15
 // by TestGateDatabaseServiceFindsLostConnectionReuse's configuration), pgx's
 // connector grows as much as database/sql.(*DB).conn, which calls it; the
-// hint names the service's handler, since the driver is a dependency of
-// the build, not the service's code.
+// hint names the service's function that reached database/sql (the
+// store's Get) and its line, since the driver is a dependency of the
+// build, not the service's code.
 func TestHintsNameTheServiceNotItsDriver(t *testing.T) {
 	h := fired(For(fixture(t, "no-idle-conns")))["dial-per-request"]
-	if !strings.Contains(h.Message, "database/sql.(*DB).conn (reached from example.com/servicedb/internal/httpapi.(*Server).handleGet)") {
+	if !strings.Contains(h.Message, "database/sql.(*DB).conn (reached from example.com/servicedb/internal/orders.(*Store).Get line ") {
 		t.Errorf("dial-per-request hint does not name the service's handler: %q", h.Message)
 	}
 }

@@ -320,10 +320,11 @@ type Function struct {
 	// CallLine, on a flat row, is the line of the function with most of
 	// its samples (head's and base's together).
 	CallLine int64 `json:"call_line,omitempty"`
-	// Caller, on a flat row of code that is not the service's own (the
+	// Caller, on a row of code that is not the service's own (the
 	// standard library, a dependency), is the service's function nearest
-	// to it on the stacks with most of its samples, and the line of it
-	// that made the call.
+	// above it on the stacks with most of its samples, and the line of it
+	// that made the call: on a flat row, above its cost's site; on a cum
+	// row, above the function itself.
 	Caller     string `json:"caller,omitempty"`
 	CallerLine int64  `json:"caller_line,omitempty"`
 }
