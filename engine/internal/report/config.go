@@ -58,6 +58,9 @@ type Config struct {
 	// the profiles (0 to 100; 0: no profiles in a duet). A duet's gating
 	// rounds capture none, because profiling both sides biased the CPU
 	// comparison; in a sequential experiment every run captures them.
+	// Profile rounds run windows twice load.duration, at a load raised
+	// within the validity limits (at most 4x load.rate), with
+	// GODEBUG=memprofilerate=16384 added to the service's environment.
 	ProfileRounds int      `json:"profile_rounds"`
 	Gate          Gate     `json:"gate"`
 	Validity      Validity `json:"validity"`

@@ -86,9 +86,14 @@ func Table(gates []Gate) string {
 			hint = fmt.Sprintf("%s: %s", gs[0].Hint, share(gs, func(g Gate) bool { return g.Fired }))
 			namesPlace = share(gs, func(g Gate) bool { return g.NamesPlace })
 		}
+		// An A/A gate planted nothing: nothing to name.
+		named, first, line := "-", "-", "-"
+		if p != "aa" {
+			named, first, line = share(gs, func(g Gate) bool { return g.Named }), share(gs, func(g Gate) bool { return g.OnFirstScreen }),
+				share(gs, func(g Gate) bool { return g.LineNamed })
+		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %d |\n", p, len(gs), verdicts(gs), mostOften(gs),
-			share(gs, func(g Gate) bool { return g.Named }), share(gs, func(g Gate) bool { return g.OnFirstScreen }),
-			share(gs, func(g Gate) bool { return g.LineNamed }), hint, namesPlace, medianRows(gs))
+			named, first, line, hint, namesPlace, medianRows(gs))
 	}
 	b.WriteString("\n")
 	b.WriteString(targets(byPlant))
