@@ -44,7 +44,7 @@ const firstScreen = 6
 
 // Judge reads a report against the places its plant changed.
 func Judge(plant string, rep *report.Report, places []Place) Judgement {
-	j := Judgement{Plant: plant, Verdict: string(rep.Verdict), Hint: expectedHint[plant]}
+	j := Judgement{Plant: plant, Verdict: string(rep.Verdict), Hint: hintExpected(plant, rep)}
 	rows, _ := render.ReviewedFunctions(rep)
 	j.Rows = len(rows)
 	if len(rows) > 0 {
@@ -66,6 +66,13 @@ func Judge(plant string, rep *report.Report, places []Place) Judgement {
 			j.LineNamed = j.LineNamed || contains(p.Lines, line)
 		}
 	}
+	if j.Hint == shapeHint {
+		// A shape hint is about the gate, not a function: it names none.
+		for _, h := range rep.ServiceHints {
+			j.Fired = j.Fired || h.Rule == shapeHint
+		}
+		return j
+	}
 	for _, h := range rep.Hints {
 		if h.Rule != j.Hint {
 			continue
@@ -76,6 +83,20 @@ func Judge(plant string, rep *report.Report, places []Place) Judgement {
 		}
 	}
 	return j
+}
+
+// shapeHint is the service hint that says a gate's shape (GOMAXPROCS 1)
+// cannot reveal lock contention.
+const shapeHint = "contention-hidden"
+
+// hintExpected is the hint plant's gate should give: its seed incident's,
+// except that lock contention at GOMAXPROCS 1 cannot show (one goroutine
+// runs at a time), where the report must say so instead.
+func hintExpected(plant string, rep *report.Report) string {
+	if expectedHint[plant] == "mutex-contention" && rep.Environment.GOMAXPROCS == 1 {
+		return shapeHint
+	}
+	return expectedHint[plant]
 }
 
 // planted reports whether a profile's function name is the planted

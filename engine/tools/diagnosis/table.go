@@ -176,7 +176,7 @@ func targets(byPlant map[string][]Gate) string {
 	}
 	sort.Strings(plants)
 	for _, p := range plants {
-		fmt.Fprintf(&b, "- %s: %s fired in %s gates (target ≥ 90%%)\n", p, expectedHint[p], share(byPlant[p], func(g Gate) bool { return g.Fired }))
+		fmt.Fprintf(&b, "- %s: %s fired in %s gates (target ≥ 90%%)\n", p, byPlant[p][0].Hint, share(byPlant[p], func(g Gate) bool { return g.Fired }))
 	}
 	if aa := byPlant["aa"]; len(aa) > 0 {
 		fmt.Fprintf(&b, "- A/A gates listing no function: %s (target ≥ 19 of 20)\n", share(aa, func(g Gate) bool { return g.Rows == 0 }))
