@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,7 +16,26 @@ import (
 // Gate is one recorded gate of the benchmark.
 type Gate struct {
 	Judgement
-	Seconds float64
+	// Seconds is the whole gate's wall time (both builds included);
+	// ProfileSeconds the part its profile rounds took.
+	Seconds, ProfileSeconds float64
+}
+
+// profileSeconds is the wall time of a report's profile rounds: each
+// round's two sides run at the same time, so a round lasts as long as
+// its longer side.
+func profileSeconds(rep *report.Report) float64 {
+	longest := map[int]float64{}
+	for _, r := range rep.Runs {
+		if r.ProfileRound {
+			longest[r.Pair] = max(longest[r.Pair], r.Timing.TotalMs/1000)
+		}
+	}
+	total := 0.0
+	for _, s := range longest {
+		total += s
+	}
+	return total
 }
 
 // gateDir is "<plant>-<i>".
@@ -61,7 +81,7 @@ func readGate(dir, plant string) (Gate, error) {
 			return Gate{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	return Gate{Judgement: Judge(plant, &rep, places), Seconds: meta.Seconds}, nil
+	return Gate{Judgement: Judge(plant, &rep, places), Seconds: meta.Seconds, ProfileSeconds: profileSeconds(&rep)}, nil
 }
 
 // Table is the benchmark's Markdown: one row per plant, then the targets.
@@ -97,7 +117,33 @@ func Table(gates []Gate) string {
 	}
 	b.WriteString("\n")
 	b.WriteString(targets(byPlant))
+	b.WriteString(cost(gates))
 	return b.String()
+}
+
+// cost states what the gates took: their wall time (median, p95) and the
+// part of it their profile rounds took.
+func cost(gates []Gate) string {
+	var total, profile []float64
+	for _, g := range gates {
+		if g.Seconds > 0 {
+			total = append(total, g.Seconds)
+			profile = append(profile, g.ProfileSeconds)
+		}
+	}
+	if len(total) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("- gate wall time, both builds included: median %.0f s, p95 %.0f s, max %.0f s (target p95 ≤ 180 s); profile rounds: median %.0f s a gate\n",
+		quantile(total, 0.5), quantile(total, 0.95), quantile(total, 1), quantile(profile, 0.5))
+}
+
+// quantile is the q-quantile of xs by the nearest rank.
+func quantile(xs []float64, q float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
 }
 
 func share(gs []Gate, ok func(Gate) bool) string {
