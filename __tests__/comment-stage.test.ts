@@ -79,7 +79,9 @@ describe('runCommentStage', () => {
     expect(c.body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')
     expect(c.body).toContain('fmt\\.Sprintf')
     expect(gh.comments.get(99)).toBeUndefined()
-    expect(outputs()).toContain('inconclusive')
+    // The verdict output is the recorded gate's own, whatever it was.
+    expect(outputs()).toContain(`verdict<<`)
+    expect(outputs()).toContain(`\n${(JSON.parse(realReport.toString('utf8')) as { verdict: string }).verdict}\n`)
     expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).toContain('perfgate')
   }, 180_000)
 
