@@ -44,7 +44,7 @@ const firstScreen = 6
 
 // Judge reads a report against the places its plant changed.
 func Judge(plant string, rep *report.Report, places []Place) Judgement {
-	j := Judgement{Plant: plant, Verdict: string(rep.Verdict), Hint: hintExpected(plant, rep)}
+	j := Judgement{Plant: plant, Verdict: rep.Verdict, Hint: hintExpected(plant, rep)}
 	rows, _ := render.ReviewedFunctions(rep)
 	j.Rows = len(rows)
 	if len(rows) > 0 {
