@@ -111,7 +111,9 @@ func mattersNextToCPU(rep *report.Report, f *report.Function) bool {
 
 // describe names a function row for a hint: the function, the line with
 // most of its samples, the runtime function it spent them in, and the
-// service's own function (and line) that reached it.
+// service's own function (and line) that reached it, or, when no stack
+// of it has one (a Transport dials and handshakes on goroutines of its
+// own), the service's function whose cost grew with it.
 func describe(rep *report.Report, f *report.Function) string {
 	subject := f.Name
 	if f.CallLine > 0 {
@@ -120,22 +122,57 @@ func describe(rep *report.Report, f *report.Function) string {
 	if f.Via != "" {
 		subject += " (in " + f.Via + ")"
 	}
-	switch caller := applicationCaller(rep, f); {
+	switch {
 	case f.Caller != "" && f.CallerLine > 0:
 		subject += fmt.Sprintf(" (reached from %s line %d)", f.Caller, f.CallerLine)
 	case f.Caller != "":
 		subject += " (reached from " + f.Caller + ")"
-	case caller != "":
-		subject += " (reached from " + caller + ")"
+	case attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo).Owns(f.Name):
+		// A row of the service's own code without a recorded caller
+		// (a heap site): the own function whose cost grew by at least
+		// 80% of its own, which includes it.
+		if caller := applicationCaller(rep, f); caller != "" {
+			subject += " (reached from " + caller + ")"
+		}
+	default:
+		if grew := grewWith(rep, f); grew != "" {
+			subject += " (on goroutines without the service's code; the service's function that grew with it: " + grew + ")"
+		}
 	}
 	return subject
 }
 
+// grewWith is, for a row no stack of which holds the service's code, the
+// deepest of the service's functions (attribution.Code) whose cost in
+// the same profile grew by at least 80% of the most any of them grew:
+// the code that changed along with it. Deepest is approximated by the
+// smallest such growth, since a caller's cum includes its callees'.
+func grewWith(rep *report.Report, f *report.Function) string {
+	code := attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo)
+	var own []*report.Function
+	most := 0.0
+	for i, c := range rep.Functions {
+		if c.Profile == f.Profile && c.Unit == f.Unit && c.Kind == "cum" && c.Delta > 0 && code.Owns(c.Name) {
+			own = append(own, &rep.Functions[i])
+			most = max(most, c.Delta)
+		}
+	}
+	var deepest *report.Function
+	for _, c := range own {
+		if c.Delta >= 0.8*most && (deepest == nil || c.Delta < deepest.Delta) {
+			deepest = c
+		}
+	}
+	if deepest == nil {
+		return ""
+	}
+	return deepest.Name
+}
+
 // applicationCaller is the deepest function of the service's own code
-// (attribution.Code) whose cost in the same profile grew by at least 80%
-// of f's: the code that reaches f, for rows that do not record their
-// caller (cum rows). Deepest is approximated by the smallest such growth:
-// a caller's cum includes its callees'.
+// whose cost in the same profile grew by at least 80% of f's: the code
+// that reaches f. Deepest is approximated by the smallest such growth: a
+// caller's cum includes its callees'.
 func applicationCaller(rep *report.Report, f *report.Function) string {
 	code := attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo)
 	var caller *report.Function

@@ -105,6 +105,21 @@ func TestHintsNameTheServiceNotItsDriver(t *testing.T) {
 	}
 }
 
+// TestHintsNameTheServiceCodeThatGrewWithAnOffStackCost: a Transport
+// dials on goroutines of its own, so no stack of dialConn holds the
+// service's code; the hint names a service function whose cost grew
+// with it and does not claim it was reached from there. (pool-lost makes
+// a Transport per call in inventory.(*Client).Available; the deepest
+// function within 80% of the largest growth is its caller handleOrder,
+// one level above the plant.)
+func TestHintsNameTheServiceCodeThatGrewWithAnOffStackCost(t *testing.T) {
+	h := fired(For(fixture(t, "pool-lost")))["dial-per-request"]
+	if !strings.Contains(h.Message, "the service's function that grew with it: example.com/perfgate-example/internal/httpapi.(*Server).handleOrder") ||
+		strings.Contains(h.Message, "reached from") {
+		t.Errorf("dial-per-request hint does not name the inventory client as grown with the dials: %q", h.Message)
+	}
+}
+
 // TestHintsStayQuietOnSideEffects: a change that makes each request several
 // times more expensive holds every shared lock a little longer; that small
 // lock delay is not called contention.

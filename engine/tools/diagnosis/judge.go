@@ -100,9 +100,25 @@ func hintExpected(plant string, rep *report.Report) string {
 }
 
 // planted reports whether a profile's function name is the planted
-// function or a closure inside it (normalised: Handler.func*).
+// function or a closure inside it (normalised: Handler.func*), also when
+// the compiler inlined the function that makes the closure into its
+// caller: the closure is then named after both (power plants wrap
+// handlers in httpapi.planted, inlined into Register:
+// "httpapi.(*Server).Register.planted.func*").
 func planted(name, function string) bool {
-	return name != "" && (name == function || strings.HasPrefix(name, function+"."))
+	if name == "" {
+		return false
+	}
+	if name == function || strings.HasPrefix(name, function+".") {
+		return true
+	}
+	slash := strings.LastIndex(function, "/")
+	dot := strings.Index(function[slash+1:], ".")
+	if dot < 0 {
+		return false
+	}
+	pkg, simple := function[:slash+1+dot], function[slash+1+dot+1:]
+	return strings.HasPrefix(name, pkg+".") && strings.Contains(name, "."+simple+".func")
 }
 
 // shortName is a function's name from its package on

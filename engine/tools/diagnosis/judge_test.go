@@ -24,3 +24,24 @@ func TestLockPlantAtOneCPUExpectsTheShapeHint(t *testing.T) {
 		t.Errorf("at GOMAXPROCS 2: hint %q, fired %v; want mutex-contention not fired", j.Hint, j.Fired)
 	}
 }
+
+// TestPlantedMatchesAClosureInlinedIntoItsCaller: the power plants'
+// httpapi.planted makes a closure and is inlined into Register, so the
+// profile names the closure "Register.planted.func*"; that is the planted
+// function, and a same-named function of another package is not.
+func TestPlantedMatchesAClosureInlinedIntoItsCaller(t *testing.T) {
+	const fn = "example.com/svc/internal/httpapi.planted"
+	for name, want := range map[string]bool{
+		"example.com/svc/internal/httpapi.(*Server).Register.planted.func*": true,
+		"example.com/svc/internal/httpapi.planted.func*":                    true,
+		"example.com/svc/internal/httpapi.planted":                          true,
+		"example.com/svc/internal/other.Register.planted.func*":             false,
+		"example.com/svc/internal/httpapi.(*Server).Register.func*":         false,
+		"example.com/svc/internal/httpapi.plantedHashes":                    false,
+		"": false,
+	} {
+		if got := planted(name, fn); got != want {
+			t.Errorf("planted(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
