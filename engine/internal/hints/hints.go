@@ -122,45 +122,45 @@ func describe(rep *report.Report, f *report.Function) string {
 	if f.Via != "" {
 		subject += " (in " + f.Via + ")"
 	}
+	code := attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo)
 	switch {
 	case f.Caller != "" && f.CallerLine > 0:
 		subject += fmt.Sprintf(" (reached from %s line %d)", f.Caller, f.CallerLine)
 	case f.Caller != "":
 		subject += " (reached from " + f.Caller + ")"
-	case attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo).Owns(f.Name):
+	case code.Owns(f.Name):
 		// A row of the service's own code without a recorded caller
 		// (a heap site): the own function whose cost grew by at least
 		// 80% of its own, which includes it.
-		if caller := applicationCaller(rep, f); caller != "" {
+		if caller := deepestGrowth(rep, code, f, 0.8*f.Delta); caller != "" {
 			subject += " (reached from " + caller + ")"
 		}
 	default:
-		if grew := grewWith(rep, f); grew != "" {
+		// No stack holds the service's code: the own function that grew
+		// by at least 80% of the most any of them grew changed with it.
+		if grew := deepestGrowth(rep, code, f, 0.8*mostGrowth(rep, code, f)); grew != "" {
 			subject += " (on goroutines without the service's code; the service's function that grew with it: " + grew + ")"
 		}
 	}
 	return subject
 }
 
-// grewWith is, for a row no stack of which holds the service's code, the
-// deepest of the service's functions (attribution.Code) whose cost in
-// the same profile grew by at least 80% of the most any of them grew:
-// the code that changed along with it. Deepest is approximated by the
-// smallest such growth, since a caller's cum includes its callees'.
-func grewWith(rep *report.Report, f *report.Function) string {
-	code := attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo)
-	var own []*report.Function
-	most := 0.0
-	for i, c := range rep.Functions {
-		if c.Profile == f.Profile && c.Unit == f.Unit && c.Kind == "cum" && c.Delta > 0 && code.Owns(c.Name) {
-			own = append(own, &rep.Functions[i])
-			most = max(most, c.Delta)
-		}
+// deepestGrowth is the deepest of the service's functions (code) other
+// than f whose cost in f's profile grew by at least floor, "" when none
+// did or floor is not a growth. Deepest is approximated by the smallest
+// such growth, since a caller's cum includes its callees'.
+func deepestGrowth(rep *report.Report, code attribution.Code, f *report.Function, floor float64) string {
+	if floor <= 0 {
+		return ""
 	}
 	var deepest *report.Function
-	for _, c := range own {
-		if c.Delta >= 0.8*most && (deepest == nil || c.Delta < deepest.Delta) {
-			deepest = c
+	for i, c := range rep.Functions {
+		if c.Profile != f.Profile || c.Unit != f.Unit || c.Kind != "cum" || c.Name == f.Name ||
+			c.Delta < floor || !code.Owns(c.Name) {
+			continue
+		}
+		if deepest == nil || c.Delta < deepest.Delta {
+			deepest = &rep.Functions[i]
 		}
 	}
 	if deepest == nil {
@@ -169,26 +169,16 @@ func grewWith(rep *report.Report, f *report.Function) string {
 	return deepest.Name
 }
 
-// applicationCaller is the deepest function of the service's own code
-// whose cost in the same profile grew by at least 80% of f's: the code
-// that reaches f. Deepest is approximated by the smallest such growth: a
-// caller's cum includes its callees'.
-func applicationCaller(rep *report.Report, f *report.Function) string {
-	code := attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo)
-	var caller *report.Function
-	for i, c := range rep.Functions {
-		if c.Profile != f.Profile || c.Unit != f.Unit || c.Kind != "cum" || c.Name == f.Name ||
-			c.Delta < 0.8*f.Delta || !code.Owns(c.Name) {
-			continue
-		}
-		if caller == nil || c.Delta < caller.Delta {
-			caller = &rep.Functions[i]
+// mostGrowth is the most any of the service's functions (code) grew in
+// f's profile, with callees.
+func mostGrowth(rep *report.Report, code attribution.Code, f *report.Function) float64 {
+	most := 0.0
+	for _, c := range rep.Functions {
+		if c.Profile == f.Profile && c.Unit == f.Unit && c.Kind == "cum" && code.Owns(c.Name) {
+			most = max(most, c.Delta)
 		}
 	}
-	if caller == nil {
-		return ""
-	}
-	return caller.Name
+	return most
 }
 
 func matches(function string, names []string) bool {
