@@ -214,14 +214,17 @@ func (t *tally) add(p *profile.Profile, side, round int, code Code) error {
 			continue
 		}
 		v, n := float64(s.Value[vi]), raw(s)
-		at, via := site(fs)
+		// One pass over the stack gives every frame's nearest own caller,
+		// for the flat row's site and for each cum row.
+		callers := code.callersAbove(fs)
+		i, via := site(fs)
+		at := fs[i]
 		own := t.function(key{"flat", at.name, via})
 		own.record(side, round, v, n, at.src)
 		own.lines[side][at.line] += n
-		if caller, ok := code.caller(fs, at); ok {
-			own.callers[side][place{caller.name, caller.line}] += n
+		if c := callers[i]; c != nil {
+			own.callers[side][place{c.name, c.line}] += n
 		}
-		callers := code.callersAbove(fs)
 		seen := map[string]bool{}
 		for i, f := range fs {
 			if !seen[f.name] {

@@ -56,17 +56,17 @@ func RuntimeInternal(name string) bool {
 // then charged to the code that asked for it ("handleSearch, via
 // runtime.mapassign_faststr"), not to the runtime that carried it out. A
 // stack entirely inside the runtime (the garbage collector's workers, the
-// scheduler) is its own site.
-func site(fs []frame) (at frame, via string) {
+// scheduler) is its own site. at is the site's index in fs.
+func site(fs []frame) (at int, via string) {
 	for i, f := range fs {
 		if !RuntimeInternal(f.name) {
 			if i > 0 {
 				via = fs[0].name
 			}
-			return f, via
+			return i, via
 		}
 	}
-	return fs[0], ""
+	return 0, ""
 }
 
 // Code tells the service's own functions from everything it calls: the
@@ -110,26 +110,12 @@ func (c Code) Owns(function string) bool {
 	return true
 }
 
-// caller is the service's own frame nearest to the leaf on a stack, for a
-// cost whose site is not the service's own; false when the site is, or
-// when no frame is.
-func (c Code) caller(fs []frame, at frame) (frame, bool) {
-	if c.Owns(at.name) {
-		return frame{}, false
-	}
-	for _, f := range fs {
-		if c.Owns(f.name) {
-			return f, true
-		}
-	}
-	return frame{}, false
-}
-
 // callersAbove is, for each frame of a stack (leaf first) that is not the
 // service's own, the service's own frame nearest above it (its caller in
 // the service's code), nil where there is none or the frame is the
 // service's own: a cum row of a library function (database/sql's conn)
-// names the service function that reached it.
+// names the service function that reached it, and the site of a flat
+// row's cost (site) its caller.
 func (c Code) callersAbove(fs []frame) []*frame {
 	out := make([]*frame, len(fs))
 	var nearest *frame

@@ -56,8 +56,8 @@ func TestSiteSkipsTheRuntime(t *testing.T) {
 		// The garbage collector's workers have no caller outside it.
 		{frames("runtime.scanobject", "runtime.gcDrain", "runtime.gcBgMarkWorker"), "runtime.scanobject", ""},
 	} {
-		at, via := site(tc.stack)
-		if at.name != tc.site || via != tc.via {
+		i, via := site(tc.stack)
+		if at := tc.stack[i]; at.name != tc.site || via != tc.via {
 			t.Errorf("site(%v) = %s via %q, want %s via %q", tc.stack, at.name, via, tc.site, tc.via)
 		}
 	}
@@ -67,13 +67,13 @@ func TestCallerIsTheNearestOwnFrame(t *testing.T) {
 	code := OwnCode("\tdep\tgithub.com/jackc/pgx/v5\tv5.7.6\n")
 	fs := frames("runtime.mallocgc", "github.com/jackc/pgx/v5.connect", "database/sql.(*DB).conn", "example.com/svc.(*Server).handleGet", "main.main")
 	at, _ := site(fs)
-	if c, ok := code.caller(fs, at); !ok || c.name != "example.com/svc.(*Server).handleGet" || c.line != 13 {
-		t.Errorf("caller = %+v, %v; want handleGet line 13", c, ok)
+	if c := code.callersAbove(fs)[at]; c == nil || c.name != "example.com/svc.(*Server).handleGet" || c.line != 13 {
+		t.Errorf("caller = %+v; want handleGet line 13", c)
 	}
 	own := frames("runtime.makeslice", "example.com/svc.(*Server).handleGet")
 	at, _ = site(own)
-	if _, ok := code.caller(own, at); ok {
-		t.Error("a site of the service's own code has no caller to name")
+	if c := code.callersAbove(own)[at]; c != nil {
+		t.Errorf("a site of the service's own code has no caller to name, got %+v", c)
 	}
 }
 
