@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check.sh verifies every planted regression in this folder (and the power
-# plants in power/, and the layout-only plants in layout/): each patch
+# plants in power/, the layout-only plants in layout/, and the leak-slope
+# plants in slope/): each patch
 # must apply cleanly to a fresh copy of ../service, and the patched service
 # must still vet, build and pass its tests (a regression changes cost, not
 # behaviour). Exits non-zero if any patch fails. Run from anywhere:
@@ -15,7 +16,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 shopt -s nullglob
-patches=("$here"/*.patch "$here"/power/*.patch "$here"/layout/*.patch)
+patches=("$here"/*.patch "$here"/power/*.patch "$here"/layout/*.patch "$here"/slope/*.patch)
 if ((${#patches[@]} == 0)); then
 	echo "no patches in $here" >&2
 	exit 1

@@ -43,7 +43,7 @@ func Compare(out string, runs []report.Run, cfg *config.Config) ([]report.Endpoi
 		ok := true
 		for s, r := range p {
 			path := filepath.Join(out, r.Dir, load.ResultsFile)
-			f, err := Read(path, lines)
+			f, err := Read(path, lines, r.Load.Duration+r.Load.Wait)
 			if err != nil {
 				warnings = append(warnings, fmt.Errorf("pair %d left out of the endpoints: %w", p[0].Pair, err))
 				ok = false

@@ -25,20 +25,20 @@ type RunFigures struct {
 // Read summarises the vegeta results file at path per line. Each line's
 // figures are what a run's figures hold for the whole mix (experiment
 // takes them from the same vegeta metrics): requests, the p50, p90 and
-// p99 latency, throughput (successful responses per second over the
-// line's part of the window) and error rate (responses outside 2xx–3xx
+// p99 latency, throughput (successful responses per second of sending,
+// the run's sending time and wait) and error rate (responses outside 2xx–3xx
 // or no response, over requests). A line without results has zero
 // Requests.
-func Read(path string, lines []Line) (RunFigures, error) {
+func Read(path string, lines []Line, sending time.Duration) (RunFigures, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return RunFigures{}, err
 	}
 	defer f.Close()
-	return decode(f, lines)
+	return decode(f, lines, sending)
 }
 
-func decode(r io.Reader, lines []Line) (RunFigures, error) {
+func decode(r io.Reader, lines []Line, sending time.Duration) (RunFigures, error) {
 	index := make(map[Line]int, len(lines))
 	for i, l := range lines {
 		index[l] = i
@@ -64,13 +64,16 @@ func decode(r io.Reader, lines []Line) (RunFigures, error) {
 	}
 	out.Lines = make([]report.Figures, len(lines))
 	for i := range metrics {
-		out.Lines[i] = figures(&metrics[i])
+		out.Lines[i] = figures(&metrics[i], sending)
 	}
 	return out, nil
 }
 
-// figures are one line's figures from its vegeta metrics.
-func figures(m *vegeta.Metrics) report.Figures {
+// figures are one line's figures from its vegeta metrics; its throughput
+// is over sending, the window's time spent sending and waiting (a window
+// sent in two halves has a pause between them that vegeta's own duration
+// would count).
+func figures(m *vegeta.Metrics, sending time.Duration) report.Figures {
 	m.Close()
 	if m.Requests == 0 {
 		return report.Figures{}
@@ -81,9 +84,18 @@ func figures(m *vegeta.Metrics) report.Figures {
 		LatencyP90Ms: ms(m.Latencies.P90),
 		LatencyP99Ms: ms(m.Latencies.P99),
 		LatencyMaxMs: ms(m.Latencies.Max),
-		Throughput:   m.Throughput,
+		Throughput:   throughput(m, sending),
 		ErrorRate:    1 - m.Success,
 	}
+}
+
+// throughput is m's successful responses per second of sending; vegeta's
+// own when sending is unknown (zero).
+func throughput(m *vegeta.Metrics, sending time.Duration) float64 {
+	if sending <= 0 {
+		return m.Throughput
+	}
+	return m.Success * float64(m.Requests) / sending.Seconds()
 }
 
 // pathOf is the path and query of a result's URL, which is the service's

@@ -104,7 +104,7 @@ func TestRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.bin")
 	writeResults(t, path, results)
 
-	got, err := Read(path, []Line{search, order, {Method: "DELETE", Path: "/never"}})
+	got, err := Read(path, []Line{search, order, {Method: "DELETE", Path: "/never"}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +131,15 @@ func TestRead(t *testing.T) {
 	// 96 successes from 0 to 990 ms, the last answered at 1090 ms.
 	near("search throughput", s.Throughput, 96/1.090, 1e-9)
 	near("order throughput", o.Throughput, 9/0.905, 1e-9)
+
+	// With the run's sending time known (a window sent in two halves, the
+	// pause between them not counted), throughput is over it.
+	got, err = Read(path, []Line{search, order}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near("search throughput over the run's sending", got.Lines[0].Throughput, 96/2.0, 1e-9)
+	near("order throughput over the run's sending", got.Lines[1].Throughput, 9/2.0, 1e-9)
 }
 
 func TestReadRefusesWhatIsNotVegetaResults(t *testing.T) {
@@ -138,10 +147,10 @@ func TestReadRefusesWhatIsNotVegetaResults(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not gob at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(path, []Line{search}); err == nil {
+	if _, err := Read(path, []Line{search}, 0); err == nil {
 		t.Error("garbage read as results")
 	}
-	if _, err := Read(filepath.Join(t.TempDir(), "missing.bin"), []Line{search}); err == nil {
+	if _, err := Read(filepath.Join(t.TempDir(), "missing.bin"), []Line{search}, 0); err == nil {
 		t.Error("a missing file read as no results")
 	}
 }

@@ -74,8 +74,8 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 	if err := warmUp(ctx, cfg, gen, probes, order, tail); err != nil {
 		return abandon(err)
 	}
-	if err := window(ctx, cfg, probes, order, func(out []*os.File) ([]load.Summary, error) {
-		return gen.AttackAll(ctx, load.Attack{Name: "window", Duration: cfg.Load.Duration.Std(), Outs: []io.Writer{out[0], out[1]}})
+	if err := window(ctx, cfg, probes, order, func(d time.Duration, out []*os.File) ([]load.Summary, error) {
+		return gen.AttackAll(ctx, load.Attack{Name: "window", Duration: d, Outs: []io.Writer{out[0], out[1]}})
 	}); err != nil {
 		return abandon(err)
 	}

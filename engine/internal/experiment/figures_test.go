@@ -14,33 +14,52 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
-// tenSeconds are a window's readings: the process used 2 s of CPU over
-// 10 s and peaked at 50 MiB resident.
+// tenSeconds are a window's readings: two halves of 5 s and 2,500
+// requests with a half-second pause between them; the process used 2 s of
+// CPU in the halves (and 0.3 s in the pause, which counts in neither) and
+// peaked at 50 MiB resident.
 func tenSeconds() readings {
 	start := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	return readings{
-		start: target.Counters{At: start, ProcessCPUNano: 1e9, MaxRSSBytes: 40 << 20},
-		end:   target.Counters{At: start.Add(10 * time.Second), ProcessCPUNano: 3e9, MaxRSSBytes: 50 << 20},
-	}
+	halfLoad := load.Summary{Load: report.Load{Requests: 2500}}
+	return readings{halves: [2]halfReadings{
+		{
+			load:  halfLoad,
+			start: target.Counters{At: start, ProcessCPUNano: 1e9, MaxRSSBytes: 40 << 20},
+			end:   target.Counters{At: start.Add(5 * time.Second), ProcessCPUNano: 2e9, MaxRSSBytes: 45 << 20},
+		},
+		{
+			load:  halfLoad,
+			start: target.Counters{At: start.Add(5500 * time.Millisecond), ProcessCPUNano: 2.3e9, MaxRSSBytes: 45 << 20},
+			end:   target.Counters{At: start.Add(10500 * time.Millisecond), ProcessCPUNano: 3.3e9, MaxRSSBytes: 50 << 20},
+		},
+	}}
 }
 
 // withCgroup adds a group's readings: 1.5 s of CPU, 25 of 100 periods
-// throttled for 25 ms, an 80 MiB peak.
+// throttled for 25 ms, an 80 MiB peak (and in the pause 0.1 s of CPU, 3
+// of 5 periods throttled for 2 ms, which count in neither half).
 func withCgroup(c readings) readings {
-	c.start.Cgroup = &cgroup.Stats{CPUUsageNanos: 1e9, Periods: 100, ThrottledPeriods: 10, ThrottledNanos: 5e6, MemoryPeakBytes: 70 << 20}
-	c.end.Cgroup = &cgroup.Stats{CPUUsageNanos: 2.5e9, Periods: 200, ThrottledPeriods: 35, ThrottledNanos: 30e6, MemoryPeakBytes: 80 << 20}
+	c.halves[0].start.Cgroup = &cgroup.Stats{CPUUsageNanos: 1e9, Periods: 100, ThrottledPeriods: 10, ThrottledNanos: 5e6, MemoryPeakBytes: 70 << 20}
+	c.halves[0].end.Cgroup = &cgroup.Stats{CPUUsageNanos: 1.75e9, Periods: 150, ThrottledPeriods: 22, ThrottledNanos: 17e6, MemoryPeakBytes: 75 << 20}
+	c.halves[1].start.Cgroup = &cgroup.Stats{CPUUsageNanos: 1.85e9, Periods: 155, ThrottledPeriods: 25, ThrottledNanos: 19e6, MemoryPeakBytes: 75 << 20}
+	c.halves[1].end.Cgroup = &cgroup.Stats{CPUUsageNanos: 2.6e9, Periods: 205, ThrottledPeriods: 38, ThrottledNanos: 32e6, MemoryPeakBytes: 80 << 20}
 	return c
 }
 
 // withMemStats adds 50 000 allocations of 5 MB and 5 collections of
-// 100 µs each (GCs 254 to 258, across the ring's wrap-around).
+// 100 µs each (GCs 254-255 and 258-260, across the ring's wrap-around);
+// the pause's two forced collections of 1 ms, 500 allocations and 0.2 MB
+// count in neither half.
 func withMemStats(c readings) readings {
 	pauses := make([]uint64, 256)
-	for gc := uint64(254); gc <= 258; gc++ {
+	for gc := uint64(254); gc <= 260; gc++ {
 		pauses[(gc+255)%256] = 100_000
 	}
-	c.memStatsStart = &capture.MemStats{Mallocs: 1000, TotalAlloc: 1e6, NumGC: 253}
-	c.memStatsEnd = &capture.MemStats{Mallocs: 51000, TotalAlloc: 6e6, NumGC: 258, PauseNs: pauses}
+	pauses[(256+255)%256], pauses[(257+255)%256] = 1e6, 1e6
+	c.halves[0].memStatsStart = &capture.MemStats{Mallocs: 1000, TotalAlloc: 1e6, NumGC: 253}
+	c.halves[0].memStatsEnd = &capture.MemStats{Mallocs: 26000, TotalAlloc: 3.5e6, NumGC: 255, PauseNs: pauses}
+	c.halves[1].memStatsStart = &capture.MemStats{Mallocs: 26500, TotalAlloc: 3.7e6, NumGC: 257, PauseNs: pauses}
+	c.halves[1].memStatsEnd = &capture.MemStats{Mallocs: 51500, TotalAlloc: 6.2e6, NumGC: 260, PauseNs: pauses}
 	return c
 }
 
@@ -91,8 +110,11 @@ func TestFigures(t *testing.T) {
 			name: "cgroup without a CPU quota or memory peak",
 			readings: func() readings {
 				c := withCgroup(tenSeconds())
-				c.end.Cgroup.Periods, c.end.Cgroup.ThrottledPeriods, c.end.Cgroup.ThrottledNanos = 100, 10, 5e6
-				c.end.Cgroup.MemoryPeakBytes = 0
+				for i := range c.halves {
+					h := &c.halves[i]
+					h.end.Cgroup.Periods, h.end.Cgroup.ThrottledPeriods, h.end.Cgroup.ThrottledNanos = h.start.Cgroup.Periods, h.start.Cgroup.ThrottledPeriods, h.start.Cgroup.ThrottledNanos
+					h.end.Cgroup.MemoryPeakBytes = 0
+				}
 				return c
 			}(),
 			cpus: 2,
@@ -104,7 +126,7 @@ func TestFigures(t *testing.T) {
 			name: "cgroup read at only one end falls back to the process",
 			readings: func() readings {
 				c := withCgroup(tenSeconds())
-				c.end.Cgroup = nil
+				c.halves[1].end.Cgroup = nil
 				return c
 			}(),
 			cpus: 2,
@@ -122,24 +144,46 @@ func TestFigures(t *testing.T) {
 			}),
 		},
 		{
-			name: "retained goroutines and heap per 1,000 requests, a shrinking heap negative",
+			name: "retained goroutines and heap per 1,000 requests of each half, a shrinking heap negative",
 			readings: func() readings {
 				c := tenSeconds()
-				c.retainedStart = &report.Retained{Goroutines: 12, HeapLiveBytes: 3 << 20}
-				c.retainedEnd = &report.Retained{Goroutines: 5012, HeapLiveBytes: 3<<20 - 50_000}
+				c.retained = []*report.Retained{
+					{Goroutines: 12, HeapLiveBytes: 3 << 20},
+					{Goroutines: 2512, HeapLiveBytes: 3<<20 + 1_000_000},
+					{Goroutines: 5012, HeapLiveBytes: 3<<20 + 1_000_000 - 25_000},
+				}
 				return c
 			}(),
 			cpus: 2,
 			want: with(func(f *report.Figures) {
 				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
+				f.GoroutinesGrowthFirstHalfPer1k, f.HeapGrowthFirstHalfBytesPer1k = f64(1000), f64(400_000)
 				f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = f64(1000), f64(-10_000)
 			}),
 		},
 		{
-			name: "retained figures at only one end: none",
+			name: "a cache filled in the first half: no growth retained in the second",
 			readings: func() readings {
 				c := tenSeconds()
-				c.retainedStart = &report.Retained{Goroutines: 12, HeapLiveBytes: 3 << 20}
+				c.retained = []*report.Retained{
+					{Goroutines: 12, HeapLiveBytes: 3 << 20},
+					{Goroutines: 12, HeapLiveBytes: 3<<20 + 1_000_000},
+					{Goroutines: 12, HeapLiveBytes: 3<<20 + 1_000_000},
+				}
+				return c
+			}(),
+			cpus: 2,
+			want: with(func(f *report.Figures) {
+				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
+				f.GoroutinesGrowthFirstHalfPer1k, f.HeapGrowthFirstHalfBytesPer1k = f64(0), f64(400_000)
+				f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = f64(0), f64(0)
+			}),
+		},
+		{
+			name: "retained figures at the start only: none",
+			readings: func() readings {
+				c := tenSeconds()
+				c.retained = []*report.Retained{{Goroutines: 12, HeapLiveBytes: 3 << 20}, nil, nil}
 				return c
 			}(),
 			cpus: 2,
@@ -151,20 +195,20 @@ func TestFigures(t *testing.T) {
 			name: "more GCs than the pause ring holds: no pause figure",
 			readings: func() readings {
 				c := withMemStats(tenSeconds())
-				c.memStatsStart.NumGC = 1
+				c.halves[1].memStatsEnd.NumGC = 557
 				return c
 			}(),
 			cpus: 2,
 			want: with(func(f *report.Figures) {
 				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
-				f.AllocsPerRequest, f.BytesPerRequest, f.GCCyclesPerRequest = f64(10), f64(1000), f64(257.0/5000)
+				f.AllocsPerRequest, f.BytesPerRequest, f.GCCyclesPerRequest = f64(10), f64(1000), f64(302.0/5000)
 			}),
 		},
 		{
 			name: "MemStats at only one end: none",
 			readings: func() readings {
 				c := withMemStats(tenSeconds())
-				c.memStatsEnd = nil
+				c.halves[1].memStatsEnd = nil
 				return c
 			}(),
 			cpus: 2,
@@ -199,7 +243,9 @@ func TestFigures(t *testing.T) {
 			name: "zero-length window: no CPU cores",
 			readings: func() readings {
 				c := tenSeconds()
-				c.end.At = c.start.At
+				for i := range c.halves {
+					c.halves[i].end.At = c.halves[i].start.At
+				}
 				return c
 			}(),
 			cpus: 2,
@@ -229,8 +275,8 @@ func TestFigures(t *testing.T) {
 func diffFigures(got, want report.Figures) string {
 	var diff string
 	// A new field must be compared below too.
-	if n := reflect.TypeFor[report.Figures]().NumField(); n != 21 {
-		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 21\n", n)
+	if n := reflect.TypeFor[report.Figures]().NumField(); n != 23 {
+		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 23\n", n)
 	}
 	num := func(name string, g, w float64) {
 		if math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
@@ -269,6 +315,8 @@ func diffFigures(got, want report.Figures) string {
 	num("GeneratorCPURatio", got.GeneratorCPURatio, want.GeneratorCPURatio)
 	opt("GoroutinesRetainedPer1k", got.GoroutinesRetainedPer1k, want.GoroutinesRetainedPer1k)
 	opt("HeapRetainedBytesPer1k", got.HeapRetainedBytesPer1k, want.HeapRetainedBytesPer1k)
+	opt("GoroutinesGrowthFirstHalfPer1k", got.GoroutinesGrowthFirstHalfPer1k, want.GoroutinesGrowthFirstHalfPer1k)
+	opt("HeapGrowthFirstHalfBytesPer1k", got.HeapGrowthFirstHalfBytesPer1k, want.HeapGrowthFirstHalfBytesPer1k)
 	return diff
 }
 

@@ -1,8 +1,10 @@
 package experiment
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +16,15 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
+
+// halfwaySeconds is how many whole seconds the windowed profiles run
+// longer per service for the pause between the window's halves (halfway):
+// 0.21 s for a duet's two services on the example, 0.27 s with the finer
+// heap sampling of a profile round, up to about a second per service when
+// its goroutines take long to settle. A profile that ended before the
+// window would make the run invalid; the second it runs past the window
+// costs a profiled run that second of waiting.
+const halfwaySeconds = 1
 
 // profileLead is how long before the measured window the windowed profiles
 // start; pprof takes whole seconds, so they run for the window plus one
@@ -47,8 +58,8 @@ func measure(ctx context.Context, o Options, side string, pair int) (report.Run,
 		p.abandon(ctx, err)
 		return r, err
 	}
-	if err := window(ctx, o.Config, []*probe{p}, []int{0}, func(out []*os.File) ([]load.Summary, error) {
-		s, err := gen.Attack(ctx, load.Attack{Name: "window", Duration: o.Config.Load.Duration.Std(), Out: out[0]})
+	if err := window(ctx, o.Config, []*probe{p}, []int{0}, func(d time.Duration, out []*os.File) ([]load.Summary, error) {
+		s, err := gen.Attack(ctx, load.Attack{Name: "window", Duration: d, Out: out[0]})
 		return []load.Summary{s}, err
 	}); err != nil {
 		p.abandon(ctx, err)
@@ -86,7 +97,8 @@ func profileClient(inst target.Instance, pprofPath string) *capture.Client {
 // profiles profileLead before the window (during the warm-up's tail when
 // it is long enough, otherwise in an idle pause after it), in order
 // (indexes into probes), as window reads them. The profiles run tail
-// whole seconds longer than a gating round's.
+// whole seconds longer than a gating round's, and halfwaySeconds per
+// service longer than the window for the pause between its halves.
 func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes []*probe, order []int, tail int) error {
 	warmup := cfg.Load.Warmup.Std()
 	start := time.Now()
@@ -109,7 +121,7 @@ func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes [
 			<-done
 			return err
 		}
-		seconds := int(math.Round(cfg.Load.Duration.Std().Seconds())) + 1 + tail
+		seconds := int(math.Round(cfg.Load.Duration.Std().Seconds())) + 1 + tail + halfwaySeconds*len(probes)
 		for _, p := range inOrder(probes, order) {
 			p.startProfiles(ctx, seconds)
 		}
@@ -140,20 +152,27 @@ func attackAll(ctx context.Context, gen load.Attacker, a load.Attack) ([]load.Su
 	return []load.Summary{s}, err
 }
 
-// window measures one window of every probe: at its start the retained
-// figures, the MemStats and then the counters of all of them, each kind
-// back to back; the attack (with the counters sampled every second); at
-// its end the counters, the MemStats and the retained figures, each kind
-// back to back; and finally the profiles. Every kind is read in the
-// order of order (indexes into probes, which stay in the attack's order):
-// a duet passes its round's random order, so that no side is always read
-// first (a fixed base-first order gave head's intervals a later end in
-// every round: a bias the rounds could not average away).
-func window(ctx context.Context, cfg *config.Config, probes []*probe, order []int, attack func(out []*os.File) ([]load.Summary, error)) error {
+// window measures one window of every probe, sent as two halves
+// (halfDurations) with a pause between them, so that the live heap and the
+// goroutines can be read halfway: what a process still keeps adding in the
+// second half is a leak, what it added only in the first was filling up (a
+// cache, a pool). At the window's start it reads the
+// retained figures, the MemStats and then the counters of all probes, each
+// kind back to back; then each half's attack (with the counters sampled
+// every second); in the pause the counters and the MemStats that end the
+// first half, the retained figures halfway, and the MemStats and counters
+// that start the second; at the window's end the counters, the MemStats
+// and the retained figures; and finally the profiles. Every kind is read
+// in the order of order (indexes into probes, which stay in the attack's
+// order): a duet passes its round's random order, so that no side is
+// always read first (a fixed base-first order gave head's intervals a
+// later end in every round: a bias the rounds could not average away).
+// attack sends one half of d to every probe, writing its results to out.
+func window(ctx context.Context, cfg *config.Config, probes []*probe, order []int, attack func(d time.Duration, out []*os.File) ([]load.Summary, error)) error {
 	ordered := inOrder(probes, order)
 	t := time.Now()
 	for _, p := range ordered {
-		p.retainedAtStart(ctx)
+		p.retainedAt(ctx)
 	}
 	for _, p := range ordered {
 		p.memStatsAtStart(ctx)
@@ -164,35 +183,51 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, order []in
 		}
 	}
 	captureMs := ms(time.Since(t))
-	var outs []*os.File
-	for _, p := range probes {
-		f, err := os.Create(filepath.Join(p.dir, load.ResultsFile))
+	planned := cfg.Load.Duration.Std()
+	var (
+		halves  [2][]load.Summary
+		samples [2][][]sample
+		sending time.Duration
+	)
+	for h, d := range halfDurations(planned) {
+		if h > 0 {
+			t = time.Now()
+			if err := halfway(ctx, ordered); err != nil {
+				return err
+			}
+			captureMs += ms(time.Since(t))
+		}
+		outs, err := createAll(probes, halfResultsFile(h))
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		outs = append(outs, f)
-	}
-	t = time.Now()
-	sampler := startSampler(probes)
-	summaries, err := attack(outs)
-	samples := sampler.stop()
-	windowMs := ms(time.Since(t))
-	for _, f := range outs {
-		if closeErr := f.Close(); err == nil {
+		t = time.Now()
+		sampler := startSampler(probes)
+		summaries, err := attack(d, outs)
+		samples[h] = sampler.stop()
+		sending += time.Since(t)
+		if closeErr := closeAll(outs); err == nil {
 			err = closeErr
 		}
-	}
-	// What was sent is kept even when the run is then abandoned (an
-	// interrupted attack, counters that could not be read): its summary
-	// still says what the service was sent.
-	if len(summaries) == len(probes) {
-		for i, p := range probes {
-			p.readings.load = summaries[i]
+		// What was sent is kept even when the run is then abandoned (an
+		// interrupted attack, counters that could not be read): its
+		// summary still says what the service was sent.
+		if len(summaries) == len(probes) {
+			for i, p := range probes {
+				p.readings.halves[h].load = summaries[i]
+				p.readings.load = summaries[i]
+			}
 		}
+		if err != nil {
+			return err
+		}
+		halves[h] = summaries
 	}
-	if err != nil {
-		return err
+	for i, p := range probes {
+		var err error
+		if p.readings.load, err = joinResults(p.dir, halves[0][i], halves[1][i], planned); err != nil {
+			return err
+		}
 	}
 	t = time.Now()
 	for _, p := range ordered {
@@ -204,20 +239,118 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, order []in
 		p.memStatsAtEnd(ctx)
 	}
 	for _, p := range ordered {
-		p.retainedAtEnd(ctx)
+		p.retainedAt(ctx)
 	}
 	for i, p := range probes {
-		p.r.Seconds = seconds(samples[i], summaries[i])
+		p.r.Seconds = seconds(p.readings.windowSamples(samples[0][i], samples[1][i]), p.readings.load)
 	}
 	for _, p := range ordered {
 		p.collectProfiles(ctx)
 	}
 	captureMs += ms(time.Since(t))
 	for _, p := range probes {
-		p.r.Timing.WindowMs = windowMs
+		p.r.Timing.WindowMs = ms(sending)
 		p.r.Timing.CaptureMs += captureMs
 	}
 	return ctx.Err()
+}
+
+// halfway reads, in the pause between a window's halves and with no load
+// on, the counters and the MemStats that end the first half, the retained
+// figures (their forced GCs and goroutine dump cost the service CPU and
+// allocations that must land in neither half), and the MemStats and
+// counters that start the second, each kind for every probe back to back.
+func halfway(ctx context.Context, ordered []*probe) error {
+	for _, p := range ordered {
+		if err := p.countersAtEnd(); err != nil {
+			return err
+		}
+	}
+	for _, p := range ordered {
+		p.memStatsAtEnd(ctx)
+	}
+	for _, p := range ordered {
+		p.retainedAt(ctx)
+	}
+	for _, p := range ordered {
+		p.half++
+		p.memStatsAtStart(ctx)
+	}
+	for _, p := range ordered {
+		if err := p.countersAtStart(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// halfDurations splits a window's planned sending time into its two
+// halves.
+func halfDurations(d time.Duration) [2]time.Duration {
+	first := d / 2
+	return [2]time.Duration{first, d - first}
+}
+
+// halfResultsFile is where a window's half h keeps its results until
+// joinResults joins them into load.ResultsFile.
+func halfResultsFile(h int) string { return fmt.Sprintf("results.half-%d.bin", h+1) }
+
+// joinResults is one service's window summary from its two halves; it
+// joins the halves' results files in dir into load.ResultsFile.
+func joinResults(dir string, first, second load.Summary, planned time.Duration) (load.Summary, error) {
+	var in [2]io.Reader
+	for h := range in {
+		f, err := os.Open(filepath.Join(dir, halfResultsFile(h)))
+		if err != nil {
+			return load.Summary{}, err
+		}
+		defer f.Close()
+		in[h] = bufio.NewReader(f)
+	}
+	out, err := os.Create(filepath.Join(dir, load.ResultsFile))
+	if err != nil {
+		return load.Summary{}, err
+	}
+	w := bufio.NewWriter(out)
+	joined, err := load.Join([2]load.Summary{first, second}, planned, in, w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if closeErr := out.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return load.Summary{}, err
+	}
+	for h := range in {
+		os.Remove(filepath.Join(dir, halfResultsFile(h)))
+	}
+	return joined, nil
+}
+
+// createAll creates the file name in every probe's directory.
+func createAll(probes []*probe, name string) ([]*os.File, error) {
+	var files []*os.File
+	for _, p := range probes {
+		f, err := os.Create(filepath.Join(p.dir, name))
+		if err != nil {
+			closeAll(files)
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// closeAll closes files and returns the first error.
+func closeAll(files []*os.File) error {
+	var first error
+	for _, f := range files {
+		if err := f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // inOrder is probes in order (indexes into probes).

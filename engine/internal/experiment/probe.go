@@ -36,6 +36,7 @@ type probe struct {
 	profiles     *capture.Window // nil without pprof
 	stopProfiles context.CancelFunc
 	crashed      bool // the process exited during the window
+	half         int  // the half of the window being measured
 
 	// readings are the window's measurements as their producers return
 	// them; record writes them into r.
@@ -44,33 +45,63 @@ type probe struct {
 
 // readings are one run's raw measurements: figures computes from them
 // (the GC pause needs MemStats' pause ring, which report.json leaves out),
-// and record converts them into the run's report fields.
+// and record converts them into the run's report fields. A window is sent
+// in two halves (window), each with its own counters and MemStats; the
+// retained figures are read at the window's start, halfway and at its end.
 type readings struct {
-	load          load.Summary
-	start, end    target.Counters
-	memStatsStart *capture.MemStats
-	memStatsEnd   *capture.MemStats
-	retainedStart *report.Retained
-	retainedEnd   *report.Retained
+	load     load.Summary // the whole window's
+	halves   [2]halfReadings
+	retained []*report.Retained
+}
+
+// halfReadings are one half of a window: what it sent and the counters and
+// MemStats at its edges.
+type halfReadings struct {
+	load                       load.Summary
+	start, end                 target.Counters
+	memStatsStart, memStatsEnd *capture.MemStats
+}
+
+// retainedAt is the i-th retained reading (0 at the window's start, 1
+// halfway, 2 at its end), nil when it was not read.
+func (rd readings) retainedAt(i int) *report.Retained {
+	if i < len(rd.retained) {
+		return rd.retained[i]
+	}
+	return nil
 }
 
 // record writes the readings into r in report.json's types.
 func (rd readings) record(r *report.Run) {
+	first, second := rd.halves[0], rd.halves[1]
 	r.Load = rd.load.Report()
 	r.Counters = report.Counters{
-		Start:         rd.start.Report(),
-		End:           rd.end.Report(),
-		RetainedStart: rd.retainedStart,
-		RetainedEnd:   rd.retainedEnd,
+		Start:         first.start.Report(),
+		End:           second.end.Report(),
+		MemStatsStart: memStatsReport(first.memStatsStart),
+		MemStatsEnd:   memStatsReport(second.memStatsEnd),
+		RetainedStart: rd.retainedAt(0),
+		RetainedEnd:   rd.retainedAt(2),
 	}
-	if rd.memStatsStart != nil {
-		ms := rd.memStatsStart.Report()
-		r.Counters.MemStatsStart = &ms
+	if !second.start.At.IsZero() {
+		r.Counters.Halfway = &report.Halfway{
+			FirstHalfRequests: first.load.Requests,
+			End:               first.end.Report(),
+			Start:             second.start.Report(),
+			MemStatsEnd:       memStatsReport(first.memStatsEnd),
+			MemStatsStart:     memStatsReport(second.memStatsStart),
+			Retained:          rd.retainedAt(1),
+		}
 	}
-	if rd.memStatsEnd != nil {
-		ms := rd.memStatsEnd.Report()
-		r.Counters.MemStatsEnd = &ms
+}
+
+// memStatsReport is ms in report.json's type; nil when it was not read.
+func memStatsReport(ms *capture.MemStats) *report.MemStats {
+	if ms == nil {
+		return nil
 	}
+	out := ms.Report()
+	return &out
 }
 
 // startProbe starts a fresh process of side into r's directory under out.
@@ -150,21 +181,25 @@ func (p *probe) startProfiles(ctx context.Context, seconds int) {
 	}
 }
 
-// retainedAtStart reads the retained figures at the window's start. Their
-// forced GC and the wait for a steady goroutine count (up to a second)
-// must land before the window, so a duet reads them first, for both sides,
-// before the MemStats and the counters.
-func (p *probe) retainedAtStart(ctx context.Context) {
-	if p.hasPprof() {
-		p.readings.retainedStart = p.retained(ctx)
+// retainedAt reads the retained figures at the window's start, halfway
+// and at its end. Their forced GCs and the wait for a steady goroutine
+// count (up to a second) must land outside both halves, so a duet reads
+// them for both sides before the MemStats and the counters that start a
+// half, and after those that end one.
+func (p *probe) retainedAt(ctx context.Context) {
+	first := len(p.readings.retained) == 0
+	if first && p.hasPprof() || !first && !p.crashed && p.readings.retained[0] != nil {
+		p.readings.retained = append(p.readings.retained, p.retained(ctx))
+		return
 	}
+	p.readings.retained = append(p.readings.retained, nil)
 }
 
 // memStatsAtStart reads MemStats at the window's start; a duet reads both
 // sides' back to back, right before the counters.
 func (p *probe) memStatsAtStart(ctx context.Context) {
-	if p.hasPprof() {
-		p.readings.memStatsStart = p.memStats(ctx)
+	if p.hasPprof() && !p.crashed {
+		p.readings.halves[p.half].memStatsStart = p.memStats(ctx)
 	}
 }
 
@@ -191,61 +226,68 @@ func readWhileAlive[T any](ctx context.Context, p *probe, read func(context.Cont
 	return nil
 }
 
-// countersAtStart reads the counters at the window's start. A process
-// that died in the warm-up (an OOM kill, a crash) makes the run invalid,
-// not the experiment an error.
+// countersAtStart reads the counters at the start of the window's current
+// half. A process that died before it (an OOM kill in the warm-up, a crash
+// in the first half) makes the run invalid, not the experiment an error.
 func (p *probe) countersAtStart() error {
+	h := &p.readings.halves[p.half]
+	if p.crashed {
+		h.start = p.readings.halves[0].end
+		return nil
+	}
 	var err error
-	if p.readings.start, err = p.inst.Counters(); err != nil {
+	if h.start, err = p.inst.Counters(); err != nil {
 		if p.diedWithin(reapGrace) {
 			p.crashed = true
+			if p.half > 0 {
+				h.start = p.readings.halves[0].end
+			}
 			return nil
+		}
+		if p.half > 0 {
+			return fmt.Errorf("read counters halfway through the window: %w", err)
 		}
 		return fmt.Errorf("read counters at window start: %w", err)
 	}
 	return nil
 }
 
-// countersAtEnd reads the counters at the window's end. A dead process has
-// no counters left to read; the run is invalid, and its exit record says
-// how it ended.
+// countersAtEnd reads the counters at the end of the window's current
+// half. A dead process has no counters left to read; the run is invalid,
+// and its exit record says how it ended.
 func (p *probe) countersAtEnd() error {
+	h := &p.readings.halves[p.half]
 	if p.crashed {
-		p.readings.end = p.readings.start
+		h.end = h.start
 		return nil
 	}
 	select {
 	case <-p.inst.Exited():
 		p.crashed = true
-		p.readings.end = p.readings.start
+		h.end = h.start
 		return nil
 	default:
 	}
 	var err error
-	if p.readings.end, err = p.inst.Counters(); err != nil {
+	if h.end, err = p.inst.Counters(); err != nil {
 		if !p.diedWithin(reapGrace) {
+			if p.half == 0 {
+				return fmt.Errorf("read counters halfway through the window: %w", err)
+			}
 			return fmt.Errorf("read counters at window end: %w", err)
 		}
 		p.crashed = true
-		p.readings.end = p.readings.start
+		h.end = h.start
 	}
 	return nil
 }
 
-// memStatsAtEnd reads MemStats at the window's end, right after the
-// counters.
+// memStatsAtEnd reads MemStats at the end of the window's current half,
+// right after the counters.
 func (p *probe) memStatsAtEnd(ctx context.Context) {
-	if !p.crashed && p.readings.memStatsStart != nil {
-		p.readings.memStatsEnd = p.memStats(ctx)
-	}
-}
-
-// retainedAtEnd reads the retained figures at the window's end, after
-// every side's MemStats: its forced GC must come after everything the
-// window counts.
-func (p *probe) retainedAtEnd(ctx context.Context) {
-	if !p.crashed && p.readings.retainedStart != nil {
-		p.readings.retainedEnd = p.retained(ctx)
+	h := &p.readings.halves[p.half]
+	if !p.crashed && h.memStatsStart != nil {
+		h.memStatsEnd = p.memStats(ctx)
 	}
 }
 

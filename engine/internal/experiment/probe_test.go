@@ -48,7 +48,7 @@ func TestReadingsOfAnExitedServiceDoNotWait(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		p.retainedAtStart(context.Background())
+		p.retainedAt(context.Background())
 		p.memStatsAtStart(context.Background())
 	}()
 	time.Sleep(100 * time.Millisecond)
@@ -58,7 +58,7 @@ func TestReadingsOfAnExitedServiceDoNotWait(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the readings still wait for a service that exited 20 s ago")
 	}
-	if p.readings.retainedStart != nil || p.readings.memStatsStart != nil {
+	if p.readings.retainedAt(0) != nil || p.readings.halves[0].memStatsStart != nil {
 		t.Errorf("readings of a dead service were recorded: %+v", p.readings)
 	}
 }

@@ -223,7 +223,9 @@ func TestLoopReplacesAPairWhoseServiceCrashedMidWindow(t *testing.T) {
 func TestLoopEndsWhenCountersFailWithTheRunKeptInvalid(t *testing.T) {
 	shortReapGrace(t)
 	tg := newFake(false)
-	tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: 50, Kind: targettest.CountersFail}}
+	// The window's last request: the counters fail at its end, not
+	// halfway.
+	tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: 100, Kind: targettest.CountersFail}}
 	l := runLoop(context.Background(), t, tg, sequentialConfig(t, 3), false, nil)
 	if !errors.Is(l.err, targettest.ErrCountersGone) || !strings.Contains(l.err.Error(), "read counters at window end") {
 		t.Fatalf("err %v; want the failed counter read at the window's end", l.err)

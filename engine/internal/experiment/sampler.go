@@ -80,3 +80,16 @@ func seconds(samples []sample, l load.Summary) []report.Second {
 	}
 	return out
 }
+
+// windowSamples are a window's CPU samples from both halves' samplers,
+// with the CPU the service spent in the pause between them (the halfway
+// readings' forced GCs) taken out of the second half's, so that no
+// interval of the per-second chart counts it.
+func (rd readings) windowSamples(first, second []sample) []sample {
+	paused := cpuNanos(rd.halves[1].start) - cpuNanos(rd.halves[0].end)
+	out := append([]sample(nil), first...)
+	for _, s := range second {
+		out = append(out, sample{at: s.at, cpu: s.cpu - paused})
+	}
+	return out
+}

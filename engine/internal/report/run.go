@@ -97,15 +97,24 @@ type Figures struct {
 	// has; near 1 means it, not the service, limited the load.
 	GeneratorCPURatio float64 `json:"generator_cpu_ratio"`
 	// GoroutinesRetainedPer1k is the growth of the goroutine count over
-	// the window per 1,000 requests: a leak keeps goroutines per request.
+	// the second half of the window per 1,000 of its requests: a leak
+	// keeps goroutines per request for as long as it serves, while a pool
+	// that fills up stops growing.
 	GoroutinesRetainedPer1k *float64 `json:"goroutines_retained_per_1k_req,omitempty"`
 	// HeapRetainedBytesPer1k is the growth of the live heap (measured
-	// after a forced GC at both edges of the window) per 1,000 requests:
-	// a service that keeps something per request grows until OOM.
+	// after forced GCs, halfway and at the window's end) over the second
+	// half of the window per 1,000 of its requests: a service that keeps
+	// something per request grows until OOM, while a cache that fills up
+	// in the first half does not grow in the second.
 	HeapRetainedBytesPer1k *float64 `json:"heap_retained_bytes_per_1k_req,omitempty"`
+	// GoroutinesGrowthFirstHalfPer1k and HeapGrowthFirstHalfBytesPer1k
+	// are the same growths over the first half: filling up and leaking
+	// alike. Not gated; they tell a cache that filled from a leak.
+	GoroutinesGrowthFirstHalfPer1k *float64 `json:"goroutines_growth_first_half_per_1k_req,omitempty"`
+	HeapGrowthFirstHalfBytesPer1k  *float64 `json:"heap_growth_first_half_bytes_per_1k_req,omitempty"`
 }
 
-// Counters are the raw readings at the window's start and end.
+// Counters are the raw readings at the window's start, halfway and end.
 type Counters struct {
 	Start         CountersAt `json:"start"`
 	End           CountersAt `json:"end"`
@@ -115,6 +124,21 @@ type Counters struct {
 	// heap after a forced GC, read just outside the window's counters.
 	RetainedStart *Retained `json:"retained_start,omitempty"`
 	RetainedEnd   *Retained `json:"retained_end,omitempty"`
+	// Halfway are the readings in the pause between the window's two
+	// halves; Start and End above begin the first and end the second.
+	Halfway *Halfway `json:"halfway,omitempty"`
+}
+
+// Halfway are the readings in the pause between a window's two halves,
+// with no load on: the counters and MemStats that end the first half, the
+// retained figures, and the MemStats and counters that start the second.
+type Halfway struct {
+	FirstHalfRequests uint64     `json:"first_half_requests"`
+	End               CountersAt `json:"end"`
+	Start             CountersAt `json:"start"`
+	MemStatsEnd       *MemStats  `json:"memstats_end,omitempty"`
+	MemStatsStart     *MemStats  `json:"memstats_start,omitempty"`
+	Retained          *Retained  `json:"retained,omitempty"`
 }
 
 // Second is one second of a window: the service's cumulative CPU time and

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
 	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -266,10 +268,25 @@ func (s *syntheticLoad) Attack(ctx context.Context, a load.Attack) (load.Summary
 	began := time.Now()
 	planned := int(math.Round(s.rate * a.Duration.Seconds()))
 	var sent, answered int
+	var enc vegeta.Encoder
+	if a.Out != nil {
+		enc = vegeta.NewEncoder(a.Out)
+	}
 	for sent < planned && ctx.Err() == nil {
+		res := vegeta.Result{Attack: a.Name, Seq: uint64(sent), Method: "GET", URL: s.inst.BaseURL() + "/",
+			Timestamp: began.Add(time.Duration(float64(sent) / s.rate * float64(time.Second))), Latency: time.Millisecond}
 		sent++
 		if s.inst.serve() {
 			answered++
+			res.Code = 200
+		} else {
+			res.Error = "connection refused"
+		}
+		// Like the real generator's, the results go to a.Out.
+		if enc != nil {
+			if err := enc.Encode(&res); err != nil {
+				return load.Summary{}, err
+			}
 		}
 	}
 	seconds := a.Duration.Seconds()
