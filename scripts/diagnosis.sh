@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The diagnosis benchmark (issue 20, recorded in docs/benchmarks.md,
 # "Diagnosis"): gates of the example service at the defaults against every
-# planted regression (examples/regressions/*.patch and power/*.patch) and
-# A/A gates, and, per plant, whether the report named the function the
-# patch changed (and a line it added) in "Where it changed", and whether the
-# seed incident's hint fired. engine/tools/diagnosis judges the reports.
+# planted regression (examples/regressions/*.patch, power/*.patch and
+# slope/*.patch) and A/A gates, and, per plant, whether the report named
+# the function the patch changed (and a line it added) in "Where it
+# changed", and whether the seed incident's hint fired.
+# engine/tools/diagnosis judges the reports.
 #
 #   sudo env "PATH=$PATH" bash scripts/diagnosis.sh              # 3 gates a plant, 3 A/A
 #   sudo env "PATH=$PATH" GATES=1 PLANTS="alloc-sprintf aa" bash scripts/diagnosis.sh
@@ -39,7 +40,7 @@ declare -A patch count
 plants=(aa)
 patch[aa]=
 count[aa]=$aa
-for p in "$root"/examples/regressions/*.patch "$root"/examples/regressions/power/*.patch; do
+for p in "$root"/examples/regressions/*.patch "$root"/examples/regressions/power/*.patch "$root"/examples/regressions/slope/*.patch; do
   name=$(basename "$p" .patch)
   plants+=("$name")
   patch[$name]=$p
@@ -49,7 +50,7 @@ if [ -n "${PLANTS:-}" ]; then
   plants=()
   for name in $PLANTS; do
     if [ "$name" != aa ] && [ -z "${patch[$name]:-}" ]; then
-      echo "diagnosis.sh: no plant $name in examples/regressions (or power/)" >&2
+      echo "diagnosis.sh: no plant $name in examples/regressions (or power/, slope/)" >&2
       exit 2
     fi
     plants+=("$name")

@@ -18,7 +18,7 @@ export GIT_CEILING_DIRECTORIES=$work
 # request or 1,500 req/s at 2 CPUs keep too busy for a fair duet on a
 # 2-CPU machine: those two run sequential pairs.
 config() {
-  local cpu=1 rate=800 duration=5s args='["-addr", "{addr}"]' requests orders experiment=duet
+  local cpu=1 rate=800 warmup=1s duration=5s args='["-addr", "{addr}"]' requests orders experiment=duet
   requests='    - GET /search?q=alpha
     - GET /search?q=steel
     - method: POST
@@ -39,6 +39,9 @@ config() {
     tls-per-request) rate=400 requests=$orders args='["-addr", "{addr}", "-inventory-tls"]' experiment=sequential ;;
     dns-per-request) requests=$orders args='["-addr", "{addr}", "-inventory-url", "http://localhost:{port}"]' ;;
     goroutine-leak|heap-leak) requests=$orders ;;
+    # The cache of 200 receipts fills up halfway through the window's
+    # first half: 100 orders in the warm-up, 200 in each half.
+    bounded-cache) rate=200 warmup=500ms duration=2s requests=$orders ;;
     global-lock) cpu=2 rate=1500 experiment=sequential requests='    - GET /search?q=alpha
     - GET /search?q=steel' ;;
   esac
@@ -51,7 +54,7 @@ resources:
   cpu: "$cpu"
 load:
   rate: $rate
-  warmup: 1s
+  warmup: $warmup
   duration: $duration
   requests:
 $requests
@@ -101,7 +104,7 @@ chmod 755 "$work"
 postgres_dir=
 trap 'if [ -n "$postgres_dir" ]; then bash "$root/scripts/postgres/down.sh" "$postgres_dir" || true; fi; rm -rf "$work"' EXIT
 
-for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock tls-per-request dns-per-request goroutine-leak heap-leak no-idle-conns}; do
+for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-lock tls-per-request dns-per-request goroutine-leak heap-leak bounded-cache no-idle-conns}; do
   rm -rf "$work/base" "$work/head" "$work/out"
   if [ "$name" = no-idle-conns ]; then
     # The database example on a private PostgreSQL (scripts/postgres).
@@ -115,7 +118,9 @@ for name in ${NAMES:-aa alloc-sprintf cpu-regexp time-after pool-lost global-loc
     config "$name"
     cp -r "$root/examples/service" "$work/base"
     cp -r "$root/examples/service" "$work/head"
-    if [ "$name" != aa ]; then (cd "$work/head" && git apply "$root/examples/regressions/$name.patch"); fi
+    patch=$root/examples/regressions/$name.patch
+    if [ "$name" = bounded-cache ]; then patch=$root/examples/regressions/slope/$name.patch; fi
+    if [ "$name" != aa ]; then (cd "$work/head" && git apply "$patch"); fi
   fi
   echo "==> $name"
   "$work/perfgate" gate --config "$work/perfgate.yml" --base-dir "$work/base" --head "$work/head" --out "$work/out" >/dev/null || true

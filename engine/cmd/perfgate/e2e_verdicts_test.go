@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,4 +133,79 @@ func TestGateAAComparisonDoesNotFail(t *testing.T) {
 	if len(g.report.Hints) > 0 {
 		t.Errorf("A/A fired hints: %+v", g.report.Hints)
 	}
+}
+
+// slopeExperiment drives orders only: 100 in the warm-up, 200 in each
+// half of the window, so that the slope plants' cache of 200 receipts
+// fills halfway through the window's first half.
+const slopeExperiment = `version: 1
+service:
+  package: ./cmd/server
+  args: ["-addr", "{addr}"]
+load:
+  rate: 200
+  warmup: 500ms
+  duration: 2s
+  requests:
+    - method: POST
+      path: /order
+      headers: {Content-Type: application/json}
+      body: '{"id":1,"qty":2}'
+pairs: 6
+gate:
+  alpha: 0.1
+validity:
+  min_cpu_samples: 0
+`
+
+// TestGateHeapIsGrowthThatContinues: the heap metric is the live heap's
+// growth in the second half of each window. A cache that fills up in the
+// first half (slope/bounded-cache) is not a leak, although its growth
+// there is far above gate.heap; a leak that starts only once that cache is
+// full (slope/late-leak), gated against the bounded cache itself, is.
+func TestGateHeapIsGrowthThatContinues(t *testing.T) {
+	threshold := 64.0 * 1024 // gate.heap's default, per 1,000 requests
+	t.Run("bounded cache", func(t *testing.T) {
+		g := runGateCommand(t, writeConfig(t, slopeExperiment), exampleService(t), regressedHead(t, "slope/bounded-cache.patch"))
+		if g.report == nil {
+			t.Fatalf("exit %d without a report:\n%s", g.code, g.stderr)
+		}
+		if got := metricOutcome(g.report, "heap"); got == "regression" || got == "missing" {
+			t.Errorf("heap outcome %s; a cache that stops growing is no leak", got)
+		}
+		if filled := medianFirstHalfHeap(g.report, "head"); filled < 4*threshold {
+			t.Errorf("head's heap grew %.0f B/1k req in the windows' first halves; want the cache filling there (> %.0f), or this test shows nothing", filled, 4*threshold)
+		}
+		if hasHint(g.report, "heap-growth") || !hasHint(g.report, "heap-fills-up") {
+			t.Errorf("hints %+v; want heap-fills-up, not heap-growth", g.report.Hints)
+		}
+	})
+	t.Run("leak once the cache is full", func(t *testing.T) {
+		g := runGateCommand(t, writeConfig(t, slopeExperiment), regressedHead(t, "slope/bounded-cache.patch"), regressedHead(t, "slope/late-leak.patch"))
+		if g.code != 1 || g.report == nil || g.report.Verdict != report.Regression {
+			t.Fatalf("exit %d, want 1 with verdict regression", g.code)
+		}
+		if got := metricOutcome(g.report, "heap"); got != "regression" {
+			t.Errorf("heap outcome %s, want regression", got)
+		}
+		if !hasHint(g.report, "heap-growth") || hasHint(g.report, "heap-fills-up") {
+			t.Errorf("hints %+v; want heap-growth, not heap-fills-up", g.report.Hints)
+		}
+	})
+}
+
+// medianFirstHalfHeap is the median over side's valid gating runs of the
+// live heap's growth per 1,000 requests in the first half of the window.
+func medianFirstHalfHeap(rep *report.Report, side string) float64 {
+	var growth []float64
+	for _, r := range rep.Runs {
+		if r.Side == side && r.Valid && !r.ProfileRound && r.Figures.HeapGrowthFirstHalfBytesPer1k != nil {
+			growth = append(growth, *r.Figures.HeapGrowthFirstHalfBytesPer1k)
+		}
+	}
+	if len(growth) == 0 {
+		return 0
+	}
+	slices.Sort(growth)
+	return growth[len(growth)/2]
 }

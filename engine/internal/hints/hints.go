@@ -46,6 +46,7 @@ var rules = []rule{
 	{"gc-pressure", gcPressure},
 	{"goroutine-growth", goroutineGrowth},
 	{"heap-growth", heapGrowth},
+	{"heap-fills-up", heapFillsUp},
 	{"cpu-throttling", throttling},
 	{"gomaxprocs-above-limit", gomaxprocsAboveLimit},
 	{"oom-killed", oomKilled},

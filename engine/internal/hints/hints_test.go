@@ -165,16 +165,48 @@ func TestHeapGrowthNamesTheSiteAndTheRate(t *testing.T) {
 	}
 }
 
+// TestHeapFillsUpIsNotALeak: the bounded-cache plant keeps the 200 most
+// recent receipts, which fill up halfway through the first half of the
+// fixture's windows. Its heap grows there and not in the second half (the
+// heap metric): no heap-growth, but a heap-fills-up hint that names the
+// allocation site, so the reviewer can check the bound. A leak that keeps
+// growing gets heap-growth only.
+func TestHeapFillsUpIsNotALeak(t *testing.T) {
+	got := fired(For(fixture(t, "bounded-cache")))
+	if h, ok := got["heap-growth"]; ok {
+		t.Errorf("a bounded cache fired heap-growth: %s", h.Message)
+	}
+	h, ok := got["heap-fills-up"]
+	if !ok {
+		t.Fatalf("heap-fills-up did not fire; fired %v", got)
+	}
+	for _, want := range []string{"httpapi.(*receipts).keep", "more per 1,000 requests than base's in the first half of each window", "not a leak at this load"} {
+		if !strings.Contains(h.Message, want) {
+			t.Errorf("message %q lacks %q", h.Message, want)
+		}
+	}
+	if !strings.Contains(h.Evidence, "in the first half of each window, medians over valid runs") {
+		t.Errorf("evidence %q does not give the first halves' growth", h.Evidence)
+	}
+	if h, ok := fired(For(fixture(t, "heap-leak")))["heap-fills-up"]; ok {
+		t.Errorf("a leak that keeps growing fired heap-fills-up: %s", h.Message)
+	}
+}
+
 // TestGoroutineGrowthKeysOnTheRetainedMetric: the goroutine profile alone
 // cannot tell leaked goroutines from requests in flight at the window's
 // end; when the goroutines metric measured the growth over the window, it
 // decides.
 func TestGoroutineGrowthKeysOnTheRetainedMetric(t *testing.T) {
-	rep := fixture(t, "goroutine-leak") // recorded before the metric existed
+	rep := fixture(t, "goroutine-leak")
 	if _, ok := fired(For(rep))["goroutine-growth"]; !ok {
-		t.Fatal("without the metric the profile alone must still fire")
+		t.Fatal("the recorded leak did not fire")
 	}
-	rep.Config.Gate.Goroutines = config.Default().Gate.Goroutines // and before gate.goroutines
+	rep.Config.Gate.Goroutines = config.Default().Gate.Goroutines
+	recompute := func() {
+		rep.Summary = results.Medians(rep.Runs)
+		rep.Metrics = verdict.Compare(rep.Runs, rep.Config.Gate)
+	}
 	setRetained := func(base, head float64) {
 		for i := range rep.Runs {
 			v := base
@@ -183,8 +215,16 @@ func TestGoroutineGrowthKeysOnTheRetainedMetric(t *testing.T) {
 			}
 			rep.Runs[i].Figures.GoroutinesRetainedPer1k = &v
 		}
-		rep.Summary = results.Medians(rep.Runs)
-		rep.Metrics = verdict.Compare(rep.Runs, rep.Config.Gate)
+		recompute()
+	}
+	// A report without the metric (a service without pprof's goroutine
+	// count, a report from before the metric): the profile alone fires.
+	for i := range rep.Runs {
+		rep.Runs[i].Figures.GoroutinesRetainedPer1k = nil
+	}
+	recompute()
+	if _, ok := fired(For(rep))["goroutine-growth"]; !ok {
+		t.Fatal("without the metric the profile alone must still fire")
 	}
 	setRetained(0.2, 0.4)
 	if h, ok := fired(For(rep))["goroutine-growth"]; ok {

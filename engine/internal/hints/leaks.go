@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -85,9 +86,10 @@ func goroutineGrowth(rep *report.Report) []report.Hint {
 // heapInUse shows the heap profile's bytes in use.
 var heapInUse = &metric.Metric{Unit: "B", Display: metric.BinaryBytes}
 
-// heapGrowth fires when head's live heap grows over each window by more
-// than gate.heap per 1,000 requests (the heap metric: live heap after a
-// forced GC at both edges of the window), and names the allocation site
+// heapGrowth fires when head's live heap still grows in the second half of
+// each window by more than gate.heap per 1,000 requests (the heap metric:
+// live heap after forced GCs halfway through the window and at its end),
+// and names the allocation site
 // that holds the growth: the function whose in-use bytes in the heap
 // profile at the window's end grew most, with the service's own function
 // that reaches it. Without the heap metric the profile alone says nothing
@@ -98,12 +100,7 @@ func heapGrowth(rep *report.Report) []report.Hint {
 		return nil
 	}
 	const cause = "memory kept per request (a map or cache without eviction, a slice only appended to, a buffer held after use) grows until the service is OOM-killed; bound it, evict from it, or stop keeping it"
-	var best *report.Function
-	for i, f := range rep.Functions {
-		if f.Profile == "heap" && f.Kind == "flat" && f.Delta > 0 && (best == nil || f.Delta > best.Delta) {
-			best = &rep.Functions[i]
-		}
-	}
+	best := largestHeapGrowth(rep)
 	if best == nil {
 		return []report.Hint{{
 			Rule:     "heap-growth",
@@ -119,6 +116,67 @@ func heapGrowth(rep *report.Report) []report.Hint {
 		Evidence: fmt.Sprintf("heap profile (inuse_space) at window end, flat %s: %s → %s per run (%s); %s",
 			best.Name, heapInUse.Format(best.Base), heapInUse.Format(best.Head), best.Status, leak.evidence),
 	}}
+}
+
+// largestHeapGrowth is the allocation site whose in-use bytes in the heap
+// profile at the window's end grew most; nil when none grew.
+func largestHeapGrowth(rep *report.Report) *report.Function {
+	var best *report.Function
+	for i, f := range rep.Functions {
+		if f.Profile == "heap" && f.Kind == "flat" && f.Delta > 0 && (best == nil || f.Delta > best.Delta) {
+			best = &rep.Functions[i]
+		}
+	}
+	return best
+}
+
+// heapFillsUp fires when head's live heap grows by more than gate.heap
+// per 1,000 requests over base's in the first half of each window but
+// not in the second (the heap metric): something that fills up to a bound
+// (a cache, a pool, a preallocated buffer), which the gate does not count
+// as a leak. The reviewer learns the growth is there, that it stopped at
+// this load, and which allocation site holds it, so that the bound can be
+// checked against production's traffic.
+func heapFillsUp(rep *report.Report) []report.Hint {
+	leak := retained(rep, metric.Heap)
+	if !leak.measured || leak.grew {
+		return nil
+	}
+	base, head, ok := firstHalfHeap(rep)
+	threshold := metric.Heap.Threshold(rep.Config.Gate)
+	if !ok || head-base <= threshold {
+		return nil
+	}
+	filled := strings.TrimSuffix(strings.TrimPrefix(metric.Heap.FormatChange(head-base), "+"), "/1k req")
+	subject := "head's live heap"
+	evidence := fmt.Sprintf("heap growth per 1,000 requests in the first half of each window, medians over valid runs: %s → %s; in the second half: %s", metric.Heap.Format(base), metric.Heap.Format(head), leak.evidence)
+	if best := largestHeapGrowth(rep); best != nil {
+		subject = fmt.Sprintf("the live heap held by %s", describe(rep, best))
+		evidence = fmt.Sprintf("heap profile (inuse_space) at window end, flat %s: %s → %s per run (%s); %s",
+			best.Name, heapInUse.Format(best.Base), heapInUse.Format(best.Head), best.Status, evidence)
+	}
+	return []report.Hint{{
+		Rule: "heap-fills-up",
+		Message: fmt.Sprintf("%s grows by %s more per 1,000 requests than base's in the first half of each window, and no more than gate.heap in the second: something that fills up to a bound (a cache, a pool, a buffer), not a leak at this load; check that its bound fits production's traffic",
+			subject, filled),
+		Evidence: evidence,
+	}}
+}
+
+// firstHalfHeap is each side's median, over its valid gating runs, of the
+// live heap's growth per 1,000 requests in the first half of the window.
+func firstHalfHeap(rep *report.Report) (base, head float64, ok bool) {
+	growth := map[string][]float64{}
+	for _, r := range rep.Runs {
+		if r.Valid && !r.ProfileRound && r.Figures.HeapGrowthFirstHalfBytesPer1k != nil {
+			growth[r.Side] = append(growth[r.Side], *r.Figures.HeapGrowthFirstHalfBytesPer1k)
+		}
+	}
+	b, h := growth["base"], growth["head"]
+	if len(b) == 0 || len(h) == 0 {
+		return 0, 0, false
+	}
+	return stats.Median(b), stats.Median(h), true
 }
 
 // leakRate says how much more head keeps per 1,000 requests than base

@@ -216,11 +216,15 @@ type Gate struct {
 	// (Holm) and all looks; above 0, at most 0.5.
 	Alpha float64 `json:"alpha"`
 	// Goroutines is the increase of goroutines retained per 1,000
-	// requests (a leak) that fails the gate; 0 fails on any significant
-	// growth.
+	// requests (a leak) that fails the gate: their growth over the second
+	// half of each window, so a pool that fills up early is not a leak; 0
+	// fails on any significant growth.
 	Goroutines float64 `json:"goroutines" unit:"goroutines per 1,000 requests"`
 	// Heap is the increase of live heap retained per 1,000 requests (a
-	// leak) that fails the gate; 0 fails on any significant growth.
+	// leak) that fails the gate: its growth, after forced GCs, over the
+	// second half of each window, so a cache that fills up in the first
+	// half is not a leak (the heap-fills-up hint names it); 0 fails on any
+	// significant growth.
 	Heap Bytes `json:"heap" unit:"bytes per 1,000 requests"`
 	// Latency is the relative increase of the p50, p90 and p99 latency
 	// that fails the gate; 0% means latency is reported but does not gate.
