@@ -110,6 +110,7 @@ func retained(f *report.Figures, rd readings) {
 			f.GoroutinesGrowthFirstHalfPer1k, f.HeapGrowthFirstHalfBytesPer1k = goroutines, heap
 		} else {
 			f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = goroutines, heap
+			f.SecondHalfRequests = half.load.Requests
 		}
 	}
 }

@@ -159,6 +159,7 @@ func TestFigures(t *testing.T) {
 				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
 				f.GoroutinesGrowthFirstHalfPer1k, f.HeapGrowthFirstHalfBytesPer1k = f64(1000), f64(400_000)
 				f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = f64(1000), f64(-10_000)
+				f.SecondHalfRequests = 2500
 			}),
 		},
 		{
@@ -177,6 +178,7 @@ func TestFigures(t *testing.T) {
 				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
 				f.GoroutinesGrowthFirstHalfPer1k, f.HeapGrowthFirstHalfBytesPer1k = f64(0), f64(400_000)
 				f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = f64(0), f64(0)
+				f.SecondHalfRequests = 2500
 			}),
 		},
 		{
@@ -275,8 +277,8 @@ func TestFigures(t *testing.T) {
 func diffFigures(got, want report.Figures) string {
 	var diff string
 	// A new field must be compared below too.
-	if n := reflect.TypeFor[report.Figures]().NumField(); n != 23 {
-		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 23\n", n)
+	if n := reflect.TypeFor[report.Figures]().NumField(); n != 24 {
+		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 24\n", n)
 	}
 	num := func(name string, g, w float64) {
 		if math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
@@ -317,6 +319,7 @@ func diffFigures(got, want report.Figures) string {
 	opt("HeapRetainedBytesPer1k", got.HeapRetainedBytesPer1k, want.HeapRetainedBytesPer1k)
 	opt("GoroutinesGrowthFirstHalfPer1k", got.GoroutinesGrowthFirstHalfPer1k, want.GoroutinesGrowthFirstHalfPer1k)
 	opt("HeapGrowthFirstHalfBytesPer1k", got.HeapGrowthFirstHalfBytesPer1k, want.HeapGrowthFirstHalfBytesPer1k)
+	num("SecondHalfRequests", float64(got.SecondHalfRequests), float64(want.SecondHalfRequests))
 	return diff
 }
 

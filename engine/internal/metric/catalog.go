@@ -32,10 +32,16 @@ var (
 	// benchstat's relative deltas would say nothing about them.
 	Goroutines = &Metric{Name: "goroutines", Unit: "goroutines/1k req", Title: "goroutines left alive per 1k requests", Value: func(f report.Figures) (float64, bool) { return optional(f.GoroutinesRetainedPer1k) }, Scale: Absolute,
 		Events: func(f report.Figures) (float64, float64, bool) {
-			if f.GoroutinesRetainedPer1k == nil || f.Requests == 0 {
+			// The growth is over the window's second half (reports
+			// from before the halves: over the whole window).
+			requests := f.SecondHalfRequests
+			if requests == 0 {
+				requests = f.Requests
+			}
+			if f.GoroutinesRetainedPer1k == nil || requests == 0 {
 				return 0, 0, false
 			}
-			thousands := float64(f.Requests) / 1000
+			thousands := float64(requests) / 1000
 			return math.Round(*f.GoroutinesRetainedPer1k * thousands), thousands, true
 		},
 		Gate: &Gate{Key: "gate.goroutines", Threshold: func(g config.Gate) float64 { return g.Goroutines }}}

@@ -199,3 +199,19 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestGoroutineEventsAreOverTheSecondHalf: the goroutines metric's growth
+// is over the window's second half, so its events and their exposure are
+// that half's; a report from before the halves counts the whole window.
+func TestGoroutineEventsAreOverTheSecondHalf(t *testing.T) {
+	per1k := 4.0 // 3 goroutines over 750 requests
+	events, thousands, ok := Goroutines.Events(report.Figures{Requests: 1500, SecondHalfRequests: 750, GoroutinesRetainedPer1k: &per1k})
+	if !ok || events != 3 || thousands != 0.75 {
+		t.Errorf("second half: %v events over %v thousand requests (ok %v), want 3 over 0.75", events, thousands, ok)
+	}
+	whole := 2.0 // 3 goroutines over 1,500 requests
+	events, thousands, ok = Goroutines.Events(report.Figures{Requests: 1500, GoroutinesRetainedPer1k: &whole})
+	if !ok || events != 3 || thousands != 1.5 {
+		t.Errorf("whole window: %v events over %v thousand requests (ok %v), want 3 over 1.5", events, thousands, ok)
+	}
+}

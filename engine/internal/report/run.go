@@ -111,6 +111,9 @@ type Figures struct {
 	// are the same growths over the first half: filling up and leaking
 	// alike. Not gated; they tell a cache that filled from a leak.
 	GoroutinesGrowthFirstHalfPer1k *float64 `json:"goroutines_growth_first_half_per_1k_req,omitempty"`
+	// SecondHalfRequests are the requests the gated growths are per: the
+	// goroutines metric counts its events over them.
+	SecondHalfRequests uint64 `json:"second_half_requests,omitempty"`
 	HeapGrowthFirstHalfBytesPer1k  *float64 `json:"heap_growth_first_half_bytes_per_1k_req,omitempty"`
 }
 

@@ -4,6 +4,7 @@
 //
 //	go run ./tools/diagnosis planted -patch P -tree HEAD   # JSON places
 //	go run ./tools/diagnosis table DIR                      # Markdown
+//	go run ./tools/diagnosis slope DIR                      # the leak metrics' halves
 //
 // DIR holds one directory per gate, <plant>-<i>, each with report.json,
 // planted.json (from planted) and gate.json (exit code, wall seconds).
@@ -26,7 +27,7 @@ func main() {
 
 func run(args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: diagnosis planted -patch P -tree DIR | diagnosis table DIR")
+		return fmt.Errorf("usage: diagnosis planted -patch P -tree DIR | diagnosis table DIR | diagnosis slope DIR")
 	}
 	switch args[0] {
 	case "planted":
@@ -53,6 +54,16 @@ func run(args []string, out io.Writer) error {
 		}
 		_, err = io.WriteString(out, Table(gates))
 		return err
+	case "slope":
+		if len(args) != 2 {
+			return fmt.Errorf("usage: diagnosis slope DIR")
+		}
+		table, err := Slope(args[1])
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(out, table)
+		return err
 	}
-	return fmt.Errorf("unknown command %q: want planted or table", args[0])
+	return fmt.Errorf("unknown command %q: want planted, table or slope", args[0])
 }
