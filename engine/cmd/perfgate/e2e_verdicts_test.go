@@ -135,28 +135,10 @@ func TestGateAAComparisonDoesNotFail(t *testing.T) {
 	}
 }
 
-// slopeExperiment drives orders only: 100 in the warm-up, 200 in each
-// half of the window, so that the slope plants' cache of 200 receipts
-// fills halfway through the window's first half.
-const slopeExperiment = `version: 1
-service:
-  package: ./cmd/server
-  args: ["-addr", "{addr}"]
-load:
-  rate: 200
-  warmup: 500ms
-  duration: 2s
-  requests:
-    - method: POST
-      path: /order
-      headers: {Content-Type: application/json}
-      body: '{"id":1,"qty":2}'
-pairs: 6
-gate:
-  alpha: 0.1
-validity:
-  min_cpu_samples: 0
-`
+// slopeExperiment is ordersExperiment with 100 orders in the warm-up and
+// 200 in each half of the window, so that the slope plants' cache of 200
+// receipts fills halfway through the window's first half.
+var slopeExperiment = strings.NewReplacer("%s", "", "  warmup: 1s\n  duration: 1s\n", "  warmup: 500ms\n  duration: 2s\n").Replace(ordersExperiment)
 
 // TestGateHeapIsGrowthThatContinues: the heap metric is the live heap's
 // growth in the second half of each window. A cache that fills up in the

@@ -1,8 +1,6 @@
 package endpoint
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -10,6 +8,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -45,22 +44,17 @@ func decode(r io.Reader, lines []Line, sending time.Duration) (RunFigures, error
 	}
 	metrics := make([]vegeta.Metrics, len(lines))
 	var out RunFigures
-	dec := vegeta.NewDecoder(r)
-	for {
-		var res vegeta.Result
-		err := dec.Decode(&res)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return RunFigures{}, fmt.Errorf("read vegeta results: %w", err)
-		}
+	err := load.ReadResults(r, func(res *vegeta.Result) error {
 		i, ok := index[Line{Method: res.Method, Path: pathOf(res.URL)}]
 		if !ok {
 			out.Unmatched++
-			continue
+			return nil
 		}
-		metrics[i].Add(&res)
+		metrics[i].Add(res)
+		return nil
+	})
+	if err != nil {
+		return RunFigures{}, err
 	}
 	out.Lines = make([]report.Figures, len(lines))
 	for i := range metrics {

@@ -174,13 +174,8 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, order []in
 	for _, p := range ordered {
 		p.retainedAt(ctx)
 	}
-	for _, p := range ordered {
-		p.memStatsAtStart(ctx)
-	}
-	for _, p := range ordered {
-		if err := p.countersAtStart(); err != nil {
-			return err
-		}
+	if err := startHalf(ctx, ordered); err != nil {
+		return err
 	}
 	captureMs := ms(time.Since(t))
 	planned := cfg.Load.Duration.Std()
@@ -230,16 +225,8 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, order []in
 		}
 	}
 	t = time.Now()
-	for _, p := range ordered {
-		if err := p.countersAtEnd(); err != nil {
-			return err
-		}
-	}
-	for _, p := range ordered {
-		p.memStatsAtEnd(ctx)
-	}
-	for _, p := range ordered {
-		p.retainedAt(ctx)
+	if err := endHalf(ctx, ordered); err != nil {
+		return err
 	}
 	for i, p := range probes {
 		p.r.Seconds = seconds(p.readings.windowSamples(samples[0][i], samples[1][i]), p.readings.load)
@@ -256,11 +243,38 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, order []in
 }
 
 // halfway reads, in the pause between a window's halves and with no load
-// on, the counters and the MemStats that end the first half, the retained
-// figures (their forced GCs and goroutine dump cost the service CPU and
-// allocations that must land in neither half), and the MemStats and
-// counters that start the second, each kind for every probe back to back.
+// on, what ends the first half (endHalf: its retained figures' forced GCs
+// and goroutine dump cost the service CPU and allocations that must land
+// in neither half) and what starts the second (startHalf).
 func halfway(ctx context.Context, ordered []*probe) error {
+	if err := endHalf(ctx, ordered); err != nil {
+		return err
+	}
+	for _, p := range ordered {
+		p.half++
+	}
+	return startHalf(ctx, ordered)
+}
+
+// startHalf reads the MemStats and then the counters that start the
+// window's current half, each kind for every probe back to back, the
+// cheap counters closest to the load.
+func startHalf(ctx context.Context, ordered []*probe) error {
+	for _, p := range ordered {
+		p.memStatsAtStart(ctx)
+	}
+	for _, p := range ordered {
+		if err := p.countersAtStart(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endHalf reads the counters, the MemStats and then the retained figures
+// that end the window's current half, each kind for every probe back to
+// back: the retained figures' forced GCs after everything the half counts.
+func endHalf(ctx context.Context, ordered []*probe) error {
 	for _, p := range ordered {
 		if err := p.countersAtEnd(); err != nil {
 			return err
@@ -271,15 +285,6 @@ func halfway(ctx context.Context, ordered []*probe) error {
 	}
 	for _, p := range ordered {
 		p.retainedAt(ctx)
-	}
-	for _, p := range ordered {
-		p.half++
-		p.memStatsAtStart(ctx)
-	}
-	for _, p := range ordered {
-		if err := p.countersAtStart(); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -334,7 +339,7 @@ func createAll(probes []*probe, name string) ([]*os.File, error) {
 	for _, p := range probes {
 		f, err := os.Create(filepath.Join(p.dir, name))
 		if err != nil {
-			closeAll(files)
+			_ = closeAll(files) // the create error is the one to report
 			return nil, err
 		}
 		files = append(files, f)

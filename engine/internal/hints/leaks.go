@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/metric"
-	"github.com/perfgate/perfgate/engine/internal/stats"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // retention is what head kept over base per 1,000 requests in one of the

@@ -29,19 +29,10 @@ func Join(halves [2]Summary, planned time.Duration, results [2]io.Reader, out io
 	perSecond := []uint64(nil)
 	enc := vegeta.NewEncoder(out)
 	for _, r := range results {
-		dec := vegeta.NewDecoder(r)
-		for {
-			var res vegeta.Result
-			err := dec.Decode(&res)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return Summary{}, fmt.Errorf("read vegeta results: %w", err)
-			}
-			m.Add(&res)
-			if err := enc.Encode(&res); err != nil {
-				return Summary{}, fmt.Errorf("write vegeta results: %w", err)
+		err := ReadResults(r, func(res *vegeta.Result) error {
+			m.Add(res)
+			if err := enc.Encode(res); err != nil {
+				return fmt.Errorf("write vegeta results: %w", err)
 			}
 			if !first.Began.IsZero() {
 				if s := int(res.Timestamp.Sub(first.Began) / time.Second); s >= 0 {
@@ -51,6 +42,10 @@ func Join(halves [2]Summary, planned time.Duration, results [2]io.Reader, out io
 					perSecond[s]++
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return Summary{}, err
 		}
 	}
 	m.Close()
@@ -73,4 +68,23 @@ func Join(halves [2]Summary, planned time.Duration, results [2]io.Reader, out io
 	s.Began = first.Began
 	s.RequestsPerSecond = perSecond
 	return s, nil
+}
+
+// ReadResults calls each for every result of r, in vegeta's binary
+// encoding, in order; it stops at each's first error.
+func ReadResults(r io.Reader, each func(*vegeta.Result) error) error {
+	dec := vegeta.NewDecoder(r)
+	for {
+		var res vegeta.Result
+		err := dec.Decode(&res)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read vegeta results: %w", err)
+		}
+		if err := each(&res); err != nil {
+			return err
+		}
+	}
 }

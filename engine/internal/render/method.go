@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
 // Experiment designs, as report.json's experiment names them.
@@ -250,16 +251,7 @@ func spread(rounds []round, m *metric.Metric) (float64, bool) {
 	if len(xs) < 2 {
 		return 0, false
 	}
-	mean := 0.0
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(ss / float64(len(xs)-1)), true
+	return stats.SD(xs), true
 }
 
 // findMetric is the report's comparison of catalog metric c.

@@ -113,8 +113,8 @@ type Figures struct {
 	GoroutinesGrowthFirstHalfPer1k *float64 `json:"goroutines_growth_first_half_per_1k_req,omitempty"`
 	// SecondHalfRequests are the requests the gated growths are per: the
 	// goroutines metric counts its events over them.
-	SecondHalfRequests uint64 `json:"second_half_requests,omitempty"`
-	HeapGrowthFirstHalfBytesPer1k  *float64 `json:"heap_growth_first_half_bytes_per_1k_req,omitempty"`
+	SecondHalfRequests            uint64   `json:"second_half_requests,omitempty"`
+	HeapGrowthFirstHalfBytesPer1k *float64 `json:"heap_growth_first_half_bytes_per_1k_req,omitempty"`
 }
 
 // Counters are the raw readings at the window's start, halfway and end.

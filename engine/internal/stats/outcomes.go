@@ -410,6 +410,23 @@ func (r *Result) toScale(x float64) float64 {
 	return x
 }
 
+// SD is the sample standard deviation of values (NaN below two).
+func SD(values []float64) float64 {
+	if len(values) < 2 {
+		return math.NaN()
+	}
+	mean := 0.0
+	for _, v := range values {
+		mean += v
+	}
+	mean /= float64(len(values))
+	ss := 0.0
+	for _, v := range values {
+		ss += (v - mean) * (v - mean)
+	}
+	return math.Sqrt(ss / float64(len(values)-1))
+}
+
 // Median is the median of values (0 for none); values is not modified.
 func Median(values []float64) float64 {
 	if len(values) == 0 {

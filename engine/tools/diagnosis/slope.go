@@ -73,7 +73,7 @@ func Slope(dir string) (string, error) {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s → %s | %s → %s | %s (%d rounds) | %.0f / %.0f ms |\n", p, r.gates, outcomes(r.outcomes),
 			bytesPer1k(stats.Median(r.firstHalf[0])), bytesPer1k(stats.Median(r.firstHalf[1])),
 			bytesPer1k(stats.Median(r.secondHalf[0])), bytesPer1k(stats.Median(r.secondHalf[1])),
-			bytesPer1k(sd(r.differences)), len(r.differences),
+			bytesPer1k(stats.SD(r.differences)), len(r.differences),
 			stats.Median(r.pauses), stats.Median(r.profilePauses))
 	}
 	b.WriteString("\nGrowth of the live heap per 1,000 requests, medians over the gates of each gate's median over its valid gating rounds.\n")
@@ -156,23 +156,6 @@ func outcomes(counts map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %d", n, counts[n])
 	}
 	return strings.Join(parts, ", ")
-}
-
-// sd is the sample standard deviation (NaN below two values).
-func sd(xs []float64) float64 {
-	if len(xs) < 2 {
-		return math.NaN()
-	}
-	mean := 0.0
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(ss / float64(len(xs)-1))
 }
 
 // bytesPer1k shows a heap growth per 1,000 requests as the heap metric
