@@ -23,6 +23,9 @@ type slopeRow struct {
 	// 1,000 requests over its valid gating runs, per side (0 base, 1
 	// head).
 	firstHalf, secondHalf [2][]float64
+	// whole is the same over the whole window: what the heap metric was
+	// before the window was measured in halves.
+	whole [2][]float64
 	// differences are every valid gating round's head − base heap growth
 	// over the second half: their SD is the heap metric's noise per round.
 	differences []float64
@@ -66,13 +69,14 @@ func Slope(dir string) (string, error) {
 	}
 	sort.Strings(plants)
 	var b strings.Builder
-	b.WriteString("| plant | gates | heap outcome | first half, base → head | second half (gated), base → head | SD of head − base per round | halfway pause, gating / profile rounds |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("| plant | gates | heap outcome | first half, base → head | second half (gated), base → head | whole window (before the halves), base → head | SD of head − base per round | halfway pause, gating / profile rounds |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, p := range plants {
 		r := rows[p]
-		fmt.Fprintf(&b, "| %s | %d | %s | %s → %s | %s → %s | %s (%d rounds) | %.0f / %.0f ms |\n", p, r.gates, outcomes(r.outcomes),
+		fmt.Fprintf(&b, "| %s | %d | %s | %s → %s | %s → %s | %s → %s | %s (%d rounds) | %.0f / %.0f ms |\n", p, r.gates, outcomes(r.outcomes),
 			bytesPer1k(stats.Median(r.firstHalf[0])), bytesPer1k(stats.Median(r.firstHalf[1])),
 			bytesPer1k(stats.Median(r.secondHalf[0])), bytesPer1k(stats.Median(r.secondHalf[1])),
+			bytesPer1k(stats.Median(r.whole[0])), bytesPer1k(stats.Median(r.whole[1])),
 			bytesPer1k(stats.SD(r.differences)), len(r.differences),
 			stats.Median(r.pauses), stats.Median(r.profilePauses))
 	}
@@ -90,7 +94,7 @@ func (r *slopeRow) add(rep *report.Report) {
 		}
 	}
 	r.outcomes[outcome]++
-	var first, second [2][]float64
+	var first, second, whole [2][]float64
 	byRound := map[int][2]*report.Run{}
 	pause := map[int]float64{}
 	profileRound := map[int]bool{}
@@ -113,6 +117,9 @@ func (r *slopeRow) add(rep *report.Report) {
 		if v := run.Figures.HeapRetainedBytesPer1k; v != nil {
 			second[side] = append(second[side], *v)
 		}
+		if a, b := run.Counters.RetainedStart, run.Counters.RetainedEnd; a != nil && b != nil && run.Figures.Requests > 0 {
+			whole[side] = append(whole[side], 1000*(float64(b.HeapLiveBytes)-float64(a.HeapLiveBytes))/float64(run.Figures.Requests))
+		}
 		pair := byRound[run.Pair]
 		pair[side] = run
 		byRound[run.Pair] = pair
@@ -123,6 +130,9 @@ func (r *slopeRow) add(rep *report.Report) {
 		}
 		if len(second[s]) > 0 {
 			r.secondHalf[s] = append(r.secondHalf[s], stats.Median(second[s]))
+		}
+		if len(whole[s]) > 0 {
+			r.whole[s] = append(r.whole[s], stats.Median(whole[s]))
 		}
 	}
 	for _, pair := range byRound {

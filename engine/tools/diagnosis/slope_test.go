@@ -20,6 +20,11 @@ func TestSlopeReadsBothHalvesPerPlant(t *testing.T) {
 		r := report.Run{Side: side, Pair: pair, Valid: true, ProfileRound: profile}
 		r.Figures.HeapGrowthFirstHalfBytesPer1k, r.Figures.HeapRetainedBytesPer1k = &first, &second
 		r.Counters.Halfway = &report.Halfway{End: report.CountersAt{At: at}, Start: report.CountersAt{At: at.Add(pause)}}
+		// 1,000 requests whose live heap grew by the two halves' growth
+		// per 1,000 requests of each half (500 requests each): their mean.
+		r.Figures.Requests = 1000
+		r.Counters.RetainedStart = &report.Retained{HeapLiveBytes: 1 << 20}
+		r.Counters.RetainedEnd = &report.Retained{HeapLiveBytes: 1<<20 + uint64((first+second)/2)}
 		return r
 	}
 	rep := report.Report{
@@ -47,8 +52,10 @@ func TestSlopeReadsBothHalvesPerPlant(t *testing.T) {
 	}
 	// First halves: medians 2000 and 550,000; second: 150 and 450;
 	// head − base per round 200 and 400 (SD 141.4); pauses 210 and 220
-	// (median 215), the profile round's 280.
-	for _, want := range []string{"| bounded-cache | 1 | unchanged 1 |", "1.953 KiB/1k req → 537.1 KiB/1k req", "150 B/1k req → 450 B/1k req", "141.4 B/1k req (2 rounds)", "215 / 280 ms"} {
+	// (median 215), the profile round's 280; whole windows: medians of
+	// (1000+100)/2, (3000+200)/2 and of (500000+300)/2, (600000+600)/2.
+	for _, want := range []string{"| bounded-cache | 1 | unchanged 1 |", "1.953 KiB/1k req → 537.1 KiB/1k req", "150 B/1k req → 450 B/1k req",
+		"1.05 KiB/1k req → 268.8 KiB/1k req", "141.4 B/1k req (2 rounds)", "215 / 280 ms"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
