@@ -206,11 +206,17 @@ func window(ctx context.Context, cfg *config.Config, probes []*probe, order []in
 		}
 		// What was sent is kept even when the run is then abandoned (an
 		// interrupted attack, counters that could not be read): its
-		// summary still says what the service was sent.
+		// summary still says what the service was sent, both halves'
+		// when the second failed.
 		if len(summaries) == len(probes) {
 			for i, p := range probes {
 				p.readings.halves[h].load = summaries[i]
 				p.readings.load = summaries[i]
+				if h > 0 && err != nil {
+					if joined, joinErr := joinResults(p.dir, halves[0][i], summaries[i], planned); joinErr == nil {
+						p.readings.load = joined
+					}
+				}
 			}
 		}
 		if err != nil {

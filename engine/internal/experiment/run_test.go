@@ -271,28 +271,35 @@ func TestLoopGivesUpAfterThreeInvalidPairsInARow(t *testing.T) {
 }
 
 func TestLoopInterruptedMidWindowReturnsWhatItMeasured(t *testing.T) {
-	before := runtime.NumGoroutine()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tg := newFake(false)
-	tg.Interrupt = cancel
-	tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: 50, Kind: targettest.Interrupt}}
-	l := runLoop(ctx, t, tg, sequentialConfig(t, 5), false, nil)
-	if !errors.Is(l.err, context.Canceled) {
-		t.Fatalf("err %v, want the interruption", l.err)
+	// A window of 100 requests in halves of 50: interrupted at the end of
+	// the first half, and in the second, where both halves' requests are
+	// what the service was sent.
+	for _, at := range []int64{50, 75} {
+		t.Run(fmt.Sprintf("at request %d", at), func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			tg := newFake(false)
+			tg.Interrupt = cancel
+			tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: at, Kind: targettest.Interrupt}}
+			l := runLoop(ctx, t, tg, sequentialConfig(t, 5), false, nil)
+			if !errors.Is(l.err, context.Canceled) {
+				t.Fatalf("err %v, want the interruption", l.err)
+			}
+			sameRuns(t, l)
+			last := l.runs[len(l.runs)-1]
+			if last.Side != Head || last.Pair != 2 || last.Valid || len(last.InvalidReasons) != 1 || last.InvalidReasons[0] != "interrupted before the window ended" {
+				t.Fatalf("last run %s/%d valid %v %q; want head/2 interrupted", last.Side, last.Pair, last.Valid, last.InvalidReasons)
+			}
+			if last.Load.Requests != uint64(at) {
+				t.Errorf("head/2: %d requests; the %d sent before the interruption are kept", last.Load.Requests, at)
+			}
+			if validRounds(l.runs) != 1 || tg.Started() > 4 {
+				t.Errorf("%d valid pairs after %d services; want pair 1 kept and nothing started after the interruption", validRounds(l.runs), tg.Started())
+			}
+			noGoroutinesLeft(t, before)
+		})
 	}
-	sameRuns(t, l)
-	last := l.runs[len(l.runs)-1]
-	if last.Side != Head || last.Pair != 2 || last.Valid || len(last.InvalidReasons) != 1 || last.InvalidReasons[0] != "interrupted before the window ended" {
-		t.Fatalf("last run %s/%d valid %v %q; want head/2 interrupted", last.Side, last.Pair, last.Valid, last.InvalidReasons)
-	}
-	if last.Load.Requests != 50 {
-		t.Errorf("head/2: %d requests; the 50 sent before the interruption are kept", last.Load.Requests)
-	}
-	if validRounds(l.runs) != 1 || tg.Started() > 4 {
-		t.Errorf("%d valid pairs after %d services; want pair 1 kept and nothing started after the interruption", validRounds(l.runs), tg.Started())
-	}
-	noGoroutinesLeft(t, before)
 }
 
 func TestDuetStopsWhenDecidedThenProfiles(t *testing.T) {
