@@ -27,7 +27,13 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records 14 revisions and runs 3 gates (about 5 minutes)")
 	}
-	repo := filepath.Join(t.TempDir(), "repo")
+	// A monorepo: the service in a subdirectory of the repository, as
+	// services/api. git runs at the repository's top.
+	top := filepath.Join(t.TempDir(), "repo")
+	repo := filepath.Join(top, "services", "api")
+	if err := os.MkdirAll(filepath.Dir(repo), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("cp", "-r", exampleService(t), repo).CombinedOutput(); err != nil {
 		t.Fatalf("copy example: %v\n%s", err, out)
 	}
@@ -42,7 +48,7 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	git := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-c", "user.name=perfgate test", "-c", "user.email=test@example.com"}, args...)...)
-		cmd.Dir = repo
+		cmd.Dir = top
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -54,7 +60,7 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	const planted = 7
 	for i := 0; i < 17; i++ {
 		if i == planted {
-			git("apply", filepath.Join(repoRoot(t), "examples", "regressions", "alloc-sprintf.patch"))
+			git("apply", "--directory=services/api", filepath.Join(repoRoot(t), "examples", "regressions", "alloc-sprintf.patch"))
 		} else if err := os.WriteFile(filepath.Join(repo, "CHANGES"), []byte(fmt.Sprintf("change %d\n", i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -85,9 +91,13 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	}
 	git("checkout", "-q", "main")
 
+	// As the Action runs it: in the service's directory, --src absolute
+	// and --config relative to it (every confirmation failed on this
+	// mix before, issue 21).
+	t.Chdir(repo)
 	out := filepath.Join(t.TempDir(), "trend")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"trend", "--config", filepath.Join(repo, "perfgate.yml"), "--src", repo, "--history", historyDir, "--out", out, "--confirm", "--repository", "perfgate/example", "--run-id", "42", "--artifact-name", "perfgate-trend"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"trend", "--config", "perfgate.yml", "--src", repo, "--history", historyDir, "--out", out, "--confirm", "--repository", "perfgate/example", "--run-id", "42", "--artifact-name", "perfgate-trend"}, &stdout, &stderr)
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	if code != 0 {
 		t.Fatalf("perfgate trend: exit %d", code)

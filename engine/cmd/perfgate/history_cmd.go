@@ -69,7 +69,7 @@ func historyCommand(args []string, stdout, stderr io.Writer) int {
 	if err := sc.Err(); err != nil {
 		return refuse("--records %s: %v", *records, err)
 	}
-	keep := history.Keep{Entries: *keepEntries, Confirmations: *keepConfirmations}
+	keep := history.Keep{Entries: *keepEntries, Confirmations: *keepConfirmations, Unreadable: history.DefaultKeep.Unreadable}
 	for _, config := range order {
 		added, warnings, err := history.Add(*dir, config, keep, byConfig[config]...)
 		for _, w := range warnings {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,20 +21,32 @@ type File struct {
 	Entries       []Entry // in time order
 	Confirmations []Confirmation
 	// Warnings name the lines that could not be used; they are kept in
-	// the file as they are.
+	// the file as they are (up to Keep.Unreadable of them).
 	Warnings []string
 }
 
 // Path is the history file of config in dir.
 func Path(dir, config string) string { return filepath.Join(dir, config+".jsonl") }
 
+// MaxLineBytes bounds one line of a history file: an entry is about 3 KB
+// and a confirmation about 2 KB (docs/history.md). A longer line is
+// skipped and counted, and dropped when the file is next written.
+const MaxLineBytes = 1 << 20
+
 // line is one line of a history file: its bytes, kept verbatim, and what
 // could be read of it.
 type line struct {
 	raw    []byte
 	header header
-	usable bool // a known kind of this or an older schema
+	// problem says why a line of a known kind and schema cannot be used
+	// (a field out of bounds: validate.go); "" when it can.
+	problem string
+	known   bool // a known kind of this or an older schema
+	entry   *Entry
+	confirm *Confirmation
 }
+
+func (l line) usable() bool { return l.known && l.problem == "" }
 
 type header struct {
 	Schema int       `json:"schema"`
@@ -46,30 +59,23 @@ type header struct {
 // history; a line that cannot be used is a warning, never an error.
 func Read(dir, config string) (*File, error) {
 	f := &File{Path: Path(dir, config)}
-	lines, err := readLines(f.Path)
+	lines, long, err := readLines(f.Path, config, time.Now())
 	if err != nil {
 		return nil, err
+	}
+	if long > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%d line(s) of %s are longer than %d bytes: skipped, and dropped when the history is next written", long, f.Path, MaxLineBytes))
 	}
 	for i, l := range lines {
 		if w := l.warning(f.Path, i+1); w != "" {
 			f.Warnings = append(f.Warnings, w)
 			continue
 		}
-		switch l.header.Kind {
-		case KindEntry:
-			var e Entry
-			if err := json.Unmarshal(l.raw, &e); err != nil {
-				f.Warnings = append(f.Warnings, fmt.Sprintf("line %d of %s is not an entry (%v); kept as is", i+1, f.Path, err))
-				continue
-			}
-			f.Entries = append(f.Entries, e)
-		case KindConfirmation:
-			var c Confirmation
-			if err := json.Unmarshal(l.raw, &c); err != nil {
-				f.Warnings = append(f.Warnings, fmt.Sprintf("line %d of %s is not a confirmation (%v); kept as is", i+1, f.Path, err))
-				continue
-			}
-			f.Confirmations = append(f.Confirmations, c)
+		switch {
+		case l.entry != nil:
+			f.Entries = append(f.Entries, *l.entry)
+		case l.confirm != nil:
+			f.Confirmations = append(f.Confirmations, *l.confirm)
 		}
 	}
 	sort.SliceStable(f.Entries, func(i, j int) bool { return f.Entries[i].Time.Before(f.Entries[j].Time) })
@@ -79,68 +85,147 @@ func Read(dir, config string) (*File, error) {
 // warning says why a line cannot be used, or "" when it can.
 func (l line) warning(path string, n int) string {
 	switch {
-	case l.usable:
+	case l.usable():
 		return ""
+	case l.problem != "":
+		return fmt.Sprintf("line %d of %s is a %s that cannot be used: %s; kept as is", n, path, l.header.Kind, l.problem)
 	case l.header.Schema > Schema:
 		return fmt.Sprintf("line %d of %s was written by a newer perfgate (schema %d, this one reads %d); kept as is; upgrade perfgate to read it", n, path, l.header.Schema, Schema)
 	case l.header.Kind != "":
-		return fmt.Sprintf("line %d of %s is of an unknown kind %q; kept as is", n, path, l.header.Kind)
+		return fmt.Sprintf("line %d of %s is of an unknown kind %.40q; kept as is", n, path, l.header.Kind)
 	}
 	return fmt.Sprintf("line %d of %s is not a history line (%.60q); kept as is", n, path, l.raw)
 }
 
-func readLines(path string) ([]line, error) {
-	data, err := os.ReadFile(path)
+// readLines reads the lines of path, each checked for config at now, and
+// counts the lines over MaxLineBytes, which it skips.
+func readLines(path, config string, now time.Time) ([]line, int, error) {
+	file, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var lines []line
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
+	defer file.Close()
+	var (
+		lines []line
+		long  int
+		buf   []byte
+	)
+	r := bufio.NewReaderSize(file, 64<<10)
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(buf) <= MaxLineBytes {
+			buf = append(buf, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		lines = append(lines, parseLine(append([]byte(nil), raw...)))
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
+		}
+		if raw := bytes.TrimSpace(buf); len(buf) > MaxLineBytes {
+			long++
+		} else if len(raw) > 0 {
+			lines = append(lines, parseLine(append([]byte(nil), raw...), config, now))
+		}
+		buf = buf[:0]
+		if err != nil {
+			flagPredated(lines)
+			return lines, long, nil
+		}
 	}
-	return lines, sc.Err()
 }
 
-func parseLine(raw []byte) line {
+// flagPredated makes unusable each confirmation dated before the first
+// entry of its step's after commit: a step is found from that entry, so a
+// confirmation older than it was written before the step existed (a line
+// planted to settle a step in advance, or to keep an alarm closed). The
+// step is then confirmed again, and the new confirmation, of the same ID,
+// is added beside the flagged one.
+func flagPredated(lines []line) {
+	recorded := map[string]time.Time{}
+	for _, l := range lines {
+		if e := l.entry; e != nil {
+			if t, ok := recorded[e.Commit]; !ok || e.Time.Before(t) {
+				recorded[e.Commit] = e.Time
+			}
+		}
+	}
+	for i := range lines {
+		c := lines[i].confirm
+		if c == nil {
+			continue
+		}
+		if t, ok := recorded[c.After]; ok && c.Time.Before(t) {
+			lines[i].problem = fmt.Sprintf("dated %s, before the entry of its step's after commit (%s)", c.Time.UTC().Format(time.RFC3339), t.UTC().Format(time.RFC3339))
+			lines[i].confirm = nil
+		}
+	}
+}
+
+// parseLine reads one line of config's history and checks every field of
+// a known kind (validate.go) against now.
+func parseLine(raw []byte, config string, now time.Time) line {
 	l := line{raw: raw}
 	if json.Unmarshal(raw, &l.header) != nil {
 		l.header = header{}
 		return l
 	}
-	l.usable = l.header.Schema >= 1 && l.header.Schema <= Schema && l.header.ID != "" &&
+	l.known = l.header.Schema >= 1 && l.header.Schema <= Schema && l.header.ID != "" &&
 		(l.header.Kind == KindEntry || l.header.Kind == KindConfirmation)
+	if !l.known {
+		return l
+	}
+	var err error
+	switch l.header.Kind {
+	case KindEntry:
+		l.entry = &Entry{}
+		if err = json.Unmarshal(raw, l.entry); err == nil {
+			l.problem = l.entry.problem(config, now)
+		}
+	case KindConfirmation:
+		l.confirm = &Confirmation{}
+		if err = json.Unmarshal(raw, l.confirm); err == nil {
+			l.problem = l.confirm.problem(config, now)
+		}
+	}
+	if err != nil {
+		l.problem = err.Error()
+	}
+	if l.problem != "" {
+		l.entry, l.confirm = nil, nil
+	}
 	return l
 }
 
 // Keep is the pruning rule: the newest Entries entries and Confirmations
-// confirmations of a config stay; older ones go. Lines that cannot be
-// read are never dropped.
+// confirmations of a config stay, and the last Unreadable lines that
+// cannot be used (corrupt, out of bounds, or of a newer schema); older
+// ones go.
 type Keep struct {
 	Entries       int
 	Confirmations int
+	Unreadable    int
 }
 
 // DefaultKeep keeps a year of nightlies with room for re-runs (about
-// 1 MB: docs/history.md) and the last hundred confirmations.
-var DefaultKeep = Keep{Entries: 400, Confirmations: 100}
+// 1 MB: docs/history.md), the last hundred confirmations, and as many
+// unreadable lines: enough to survive a downgrade between releases, too
+// few for junk to grow the file without bound.
+var DefaultKeep = Keep{Entries: 400, Confirmations: 100, Unreadable: 100}
 
 // Add appends records (Entry or Confirmation values, or raw JSON lines as
 // json.RawMessage) to config's history in dir, skipping those whose ID is
-// already there, so a retry adds nothing twice. It holds an exclusive lock
-// on the file's .lock companion while it reads, prunes by keep and
-// replaces the file atomically (a crash leaves the old file or the new).
-// It returns how many records were new, and warnings about lines kept
-// unread.
+// already there, so a retry adds nothing twice. A record that is not a
+// valid line of config's history (validate.go) is an error, and nothing is
+// added. It holds an exclusive lock on the file's .lock companion while it
+// reads, prunes by keep and replaces the file atomically (a crash leaves
+// the old file or the new). It returns how many records were new, and
+// warnings about lines kept unread.
 func Add(dir, config string, keep Keep, records ...any) (int, []string, error) {
+	now := time.Now()
 	var fresh []line
 	for i, r := range records {
 		raw, ok := r.(json.RawMessage)
@@ -150,8 +235,11 @@ func Add(dir, config string, keep Keep, records ...any) (int, []string, error) {
 				return 0, nil, err
 			}
 		}
-		l := parseLine(raw)
-		if !l.usable {
+		l := parseLine(raw, config, now)
+		switch {
+		case l.problem != "":
+			return 0, nil, fmt.Errorf("record %d is a %s that cannot be added to the history of %s: %s", i+1, l.header.Kind, config, l.problem)
+		case !l.usable():
 			return 0, nil, fmt.Errorf("record %d is not a history line of schema %d: %.80q", i+1, Schema, raw)
 		}
 		fresh = append(fresh, l)
@@ -164,17 +252,20 @@ func Add(dir, config string, keep Keep, records ...any) (int, []string, error) {
 		return 0, nil, err
 	}
 	defer unlock()
-	lines, err := readLines(Path(dir, config))
+	lines, long, err := readLines(Path(dir, config), config, now)
 	if err != nil {
 		return 0, nil, err
 	}
 	var warnings []string
+	if long > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d line(s) of %s longer than %d bytes were dropped", long, Path(dir, config), MaxLineBytes))
+	}
 	seen := map[string]bool{}
 	for i, l := range lines {
 		if w := l.warning(Path(dir, config), i+1); w != "" {
 			warnings = append(warnings, w)
 		}
-		if l.usable {
+		if l.usable() {
 			seen[l.header.Kind+"|"+l.header.ID] = true
 		}
 	}
@@ -192,14 +283,16 @@ func Add(dir, config string, keep Keep, records ...any) (int, []string, error) {
 	return added, warnings, replace(Path(dir, config), prune(lines, keep))
 }
 
-// prune drops the oldest usable lines of each kind beyond keep.
+// prune drops the oldest usable lines of each kind beyond keep, by their
+// validated times, and the unusable lines before the last keep.Unreadable
+// (their times cannot be trusted, so the file's order decides).
 func prune(lines []line, keep Keep) []line {
 	limit := map[string]int{KindEntry: keep.Entries, KindConfirmation: keep.Confirmations}
 	drop := map[int]bool{}
 	for kind, n := range limit {
 		var idx []int
 		for i, l := range lines {
-			if l.usable && l.header.Kind == kind {
+			if l.usable() && l.header.Kind == kind {
 				idx = append(idx, i)
 			}
 		}
@@ -208,6 +301,17 @@ func prune(lines []line, keep Keep) []line {
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return lines[idx[a]].header.Time.Before(lines[idx[b]].header.Time) })
 		for _, i := range idx[:len(idx)-n] {
+			drop[i] = true
+		}
+	}
+	var unusable []int
+	for i, l := range lines {
+		if !l.usable() {
+			unusable = append(unusable, i)
+		}
+	}
+	if len(unusable) > keep.Unreadable {
+		for _, i := range unusable[:len(unusable)-keep.Unreadable] {
 			drop[i] = true
 		}
 	}

@@ -19,6 +19,16 @@ func entry(i int) Entry {
 		Metrics: map[string]Summary{"cpu": {Unit: "µs/req", Median: float64(40 + i%3), N: 6}}}
 }
 
+// confirmation is a confirmed regression of the step from entry i's
+// commit to entry i+1's, on one machine.
+func confirmation(i int) Confirmation {
+	before, after := entry(i).Commit, entry(i+1).Commit
+	return Confirmation{Schema: Schema, Kind: KindConfirmation, ID: ConfirmationID("cpu", "0123456789ab", before, after), Config: "perfgate",
+		Metric: "cpu", Machine: "0123456789ab", Before: before, After: after, Time: time.Date(2026, 2, i+1, 0, 0, 0, 0, time.UTC),
+		Status: Confirmed, Outcome: "regression", Commit: after, Estimate: 0.05, CI: [2]float64{0.03, 0.07}, CILevel: 0.95, Gates: 1,
+		Results: "confirm/" + before[:7] + "-" + after[:7], Functions: []Function{{Profile: "cpu", Name: "main.handle", Unit: "µs/req", Delta: 1.5}}}
+}
+
 // TestMain lets a test run this binary as a second writer.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("PERFGATE_HISTORY_WRITER"); dir != "" {
@@ -73,8 +83,7 @@ func TestAddIsIdempotentAndPrunesTheOldest(t *testing.T) {
 		t.Errorf("re-adding: added %d, %v; want 0", added, err)
 	}
 	for i := 0; i < 3; i++ {
-		c := Confirmation{Schema: Schema, Kind: KindConfirmation, ID: fmt.Sprintf("cpu|m|%d", i), Config: "perfgate", Time: time.Date(2026, 2, i+1, 0, 0, 0, 0, time.UTC)}
-		if _, _, err := Add(dir, "perfgate", keep, c); err != nil {
+		if _, _, err := Add(dir, "perfgate", keep, confirmation(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -82,7 +91,7 @@ func TestAddIsIdempotentAndPrunesTheOldest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Entries) != 5 || f.Entries[0].Commit != entry(3).Commit || len(f.Confirmations) != 2 || f.Confirmations[0].ID != "cpu|m|1" {
+	if len(f.Entries) != 5 || f.Entries[0].Commit != entry(3).Commit || len(f.Confirmations) != 2 || f.Confirmations[0].ID != confirmation(1).ID {
 		t.Errorf("kept %d entries from %s and confirmations %v; want the newest 5 (from entry 3) and the newest 2", len(f.Entries), f.Entries[0].Commit, f.Confirmations)
 	}
 }
@@ -100,8 +109,9 @@ func TestUnreadableLinesAreKeptAndWarned(t *testing.T) {
 	fmt.Fprintln(f, `{"schema": 1, "kind": "annotation", "id": "a"}`)
 	f.Close()
 
-	// Pruning down to one entry must keep every unreadable line.
-	if _, _, err := Add(dir, "perfgate", Keep{Entries: 1, Confirmations: 1}, entry(2)); err != nil {
+	// Pruning down to one entry must keep the unreadable lines within
+	// their own bound.
+	if _, _, err := Add(dir, "perfgate", Keep{Entries: 1, Confirmations: 1, Unreadable: 3}, entry(2)); err != nil {
 		t.Fatal(err)
 	}
 	h, err := Read(dir, "perfgate")

@@ -28,7 +28,7 @@ func TestGateShowsMainsHistoryAndWarnsOfAFineThreshold(t *testing.T) {
 	var entries []any
 	for i := 0; i < 35; i++ {
 		commit := fmt.Sprintf("%040x", i+1)
-		entries = append(entries, history.Entry{Schema: history.Schema, Kind: history.KindEntry, ID: commit, Config: "perfgate", Commit: commit,
+		entries = append(entries, history.Entry{Schema: history.Schema, Kind: history.KindEntry, ID: commit + "@" + fmt.Sprint(i), Config: "perfgate", Commit: commit,
 			Time: time.Date(2026, 10, 1, 3, 0, 0, 0, time.UTC).AddDate(0, 0, i), Verdict: report.Pass, Fingerprint: history.Fingerprint{Machine: machine},
 			Metrics: map[string]history.Summary{"cpu": {Unit: "µs/req", Median: 100, Low: 80, High: 120, MAD: 10, N: 6}}})
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/history"
@@ -55,7 +54,7 @@ func (c *confirmer) gateOnce(ctx context.Context, base, head string) (*report.Re
 
 // confirmationID names a step by what identifies it across nights.
 func confirmationID(s Series, st Step) string {
-	return strings.Join([]string{s.Metric, s.Machine, st.Before, st.After}, "|")
+	return history.ConfirmationID(s.Metric, s.Machine, st.Before, st.After)
 }
 
 // confirm runs the paired gate of the step's two commits and, when it
@@ -163,7 +162,7 @@ func topFunctions(rep *report.Report, m *metric.Metric, n int) []history.Functio
 	var fs []history.Function
 	for _, f := range rep.Functions {
 		if f.Profile == profile && (unit == "" || f.Unit == unit) {
-			fs = append(fs, history.Function{Profile: f.Profile, Name: f.Name, Unit: f.Unit, Delta: f.Delta})
+			fs = append(fs, history.Function{Profile: f.Profile, Name: history.Clean(f.Name, history.MaxName), Unit: f.Unit, Delta: f.Delta})
 		}
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return abs(fs[i].Delta) > abs(fs[j].Delta) })

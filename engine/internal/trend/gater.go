@@ -30,9 +30,9 @@ type Checkout struct {
 // temporary worktree of after, the service's directory and perfgate.yml
 // taken at the same place in it as in the checkout.
 func (c Checkout) Gate(ctx context.Context, before, after, out string) (*report.Report, error) {
-	rel, err := filepath.Rel(c.Src, c.ConfigPath)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil, fmt.Errorf("--config %s is not inside --src %s: a confirming gate needs the config at each commit", c.ConfigPath, c.Src)
+	rel, err := configWithin(c.Src, c.ConfigPath)
+	if err != nil {
+		return nil, err
 	}
 	head, err := build.ResolveBase(ctx, after, c.Src)
 	if err != nil {
@@ -51,16 +51,40 @@ func (c Checkout) Gate(ctx context.Context, before, after, out string) (*report.
 	})
 }
 
-// Commits is the real Commits: git rev-list of the range in the checkout.
-// A before that is not an ancestor of after (history rewritten) leaves
-// after alone in the range.
+// configWithin is configPath relative to src. Either may be relative to
+// the working directory: the Action passes --src absolute and --config
+// relative to the directory it runs perfgate in, and filepath.Rel of an
+// absolute and a relative path is an error (every confirmation failed so,
+// issue 21).
+func configWithin(src, configPath string) (string, error) {
+	absSrc, err := filepath.Abs(src)
+	if err != nil {
+		return "", err
+	}
+	absConfig, err := filepath.Abs(configPath)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absSrc, absConfig)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("--config %s is not inside --src %s: a confirming gate needs the config at each commit, so keep perfgate.yml in the service's directory", configPath, src)
+	}
+	return rel, nil
+}
+
+// Commits is the real Commits: git rev-list of the range in the checkout,
+// along first parents only. A merged pull request is one commit of main
+// (its merge); the commits on its branch were never reviewed as they
+// stand, each carries its own perfgate.yml, and bisection builds and runs
+// what it lists. A before that is not an ancestor of after on that line
+// (history rewritten) leaves after alone in the range.
 func (c Checkout) Commits(ctx context.Context, before, after string) ([]string, error) {
 	for _, commit := range []string{before, after} {
 		if err := exec.CommandContext(ctx, "git", "-C", c.Src, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
 			return nil, fmt.Errorf("commit %s is not in the checkout at %s; check out the full history (actions/checkout with fetch-depth: 0)", short(commit), c.Src)
 		}
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", c.Src, "rev-list", "--reverse", "--ancestry-path", before+".."+after).Output()
+	out, err := exec.CommandContext(ctx, "git", "-C", c.Src, "rev-list", "--reverse", "--first-parent", "--ancestry-path", before+".."+after).Output()
 	if err != nil {
 		return nil, fmt.Errorf("list the commits from %s to %s: %w", short(before), short(after), err)
 	}

@@ -97,6 +97,7 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 				break
 			}
 			conf := c.confirm(ctx, t.Series[i], *st)
+			conf.Reason = history.Clean(conf.Reason, history.MaxText)
 			st.Confirmation = &conf
 			known[id] = conf
 			added = append(added, conf)

@@ -41,13 +41,13 @@ func TestRunFindsAStepAcrossMachinesAndWritesItsOutputs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var records []any
 	for i := 0; i < 24; i++ {
-		machine := "m1"
+		machine := "0000000000a1"
 		if i%3 == 2 {
-			machine = "m2"
+			machine = "0000000000a2"
 		}
 		records = append(records, syntheticEntry(i, 12, machine, rng))
 	}
-	invalid := syntheticEntry(30, 0, "m1", rng)
+	invalid := syntheticEntry(30, 0, "0000000000a1", rng)
 	invalid.Verdict = report.Invalid
 	records = append(records, invalid)
 	if _, _, err := history.Add(dir, "perfgate", history.DefaultKeep, records...); err != nil {
