@@ -137,13 +137,54 @@ func describe(rep *report.Report, f *report.Function) string {
 			subject += " (reached from " + caller + ")"
 		}
 	default:
-		// No stack holds the service's code: the own function that grew
-		// by at least 80% of the most any of them grew changed with it.
-		if grew := deepestGrowth(rep, code, f, 0.8*mostGrowth(rep, code, f)); grew != "" {
-			subject += " (on goroutines without the service's code; the service's function that grew with it: " + grew + ")"
+		// No stack holds the service's code (a Transport dials and
+		// handshakes on goroutines of its own): the service's call into
+		// library code whose allocations grew most is where the change
+		// reached it (a Transport built per call allocates in the
+		// caller's goroutine before it dials in another).
+		if site := grownCallSite(rep, code, f); site != "" {
+			subject += " (on goroutines without the service's code; the service's call whose cost grew with it: " + site + ")"
 		}
 	}
 	return subject
+}
+
+// grownCallSite is the service's own call site (function and line) whose
+// callees' rows grew most in f's profile and unit, or, when f's profile
+// records no call sites (CPU rows of goroutines without the service's
+// code), in allocations per request. A row's call site is the nearest
+// frame of the service's code on its stacks (Function.Caller), so this
+// names the line where the service calls into what became more costly,
+// not a caller further up: summing call sites does not depend on how
+// sampling noise ranks a function against its caller (the largest cum
+// growth did: a plant's caller outgrew the plant in one gate).
+func grownCallSite(rep *report.Report, code attribution.Code, f *report.Function) string {
+	for _, in := range [][2]string{{f.Profile, f.Unit}, {"allocs", "allocs/req"}} {
+		type site struct {
+			name string
+			line int64
+		}
+		grew := map[site]float64{}
+		var best site
+		for _, r := range rep.Functions {
+			if r.Profile != in[0] || r.Unit != in[1] || r.Kind != "flat" || r.Delta <= 0 || r.Caller == "" || !code.Owns(r.Caller) {
+				continue
+			}
+			s := site{r.Caller, r.CallerLine}
+			grew[s] += r.Delta
+			if best.name == "" || grew[s] > grew[best] {
+				best = s
+			}
+		}
+		if best.name == "" {
+			continue
+		}
+		if best.line > 0 {
+			return fmt.Sprintf("%s line %d", best.name, best.line)
+		}
+		return best.name
+	}
+	return ""
 }
 
 // deepestGrowth is the deepest of the service's functions (code) other
@@ -168,18 +209,6 @@ func deepestGrowth(rep *report.Report, code attribution.Code, f *report.Function
 		return ""
 	}
 	return deepest.Name
-}
-
-// mostGrowth is the most any of the service's functions (code) grew in
-// f's profile, with callees.
-func mostGrowth(rep *report.Report, code attribution.Code, f *report.Function) float64 {
-	most := 0.0
-	for _, c := range rep.Functions {
-		if c.Profile == f.Profile && c.Unit == f.Unit && c.Kind == "cum" && code.Owns(c.Name) {
-			most = max(most, c.Delta)
-		}
-	}
-	return most
 }
 
 func matches(function string, names []string) bool {

@@ -105,18 +105,24 @@ func TestHintsNameTheServiceNotItsDriver(t *testing.T) {
 	}
 }
 
-// TestHintsNameTheServiceCodeThatGrewWithAnOffStackCost: a Transport
-// dials on goroutines of its own, so no stack of dialConn holds the
-// service's code; the hint names a service function whose cost grew
-// with it and does not claim it was reached from there. (pool-lost makes
-// a Transport per call in inventory.(*Client).Available; the deepest
-// function within 80% of the largest growth is its caller handleOrder,
-// one level above the plant.)
-func TestHintsNameTheServiceCodeThatGrewWithAnOffStackCost(t *testing.T) {
-	h := fired(For(fixture(t, "pool-lost")))["dial-per-request"]
-	if !strings.Contains(h.Message, "the service's function that grew with it: example.com/perfgate-example/internal/httpapi.(*Server).handleOrder") ||
-		strings.Contains(h.Message, "reached from") {
-		t.Errorf("dial-per-request hint does not name the inventory client as grown with the dials: %q", h.Message)
+// TestHintsNameTheServiceCallWhoseCostGrewWithAnOffStackCost: a Transport
+// dials and handshakes on goroutines of its own, so no stack of dialConn
+// or HandshakeContext holds the service's code; the hint names the
+// service's call whose callees' allocations grew most, and does not claim
+// the dial was reached from there. Both plants build a Transport per call
+// in inventory.(*Client).Available and send the request on the next lines
+// (pool-lost line 68, tls-per-request line 66). Before, the hint named the
+// deepest own function within 80% of the largest cum growth: handleOrder,
+// the plant's caller, whose growth sampling noise put below the plant's.
+func TestHintsNameTheServiceCallWhoseCostGrewWithAnOffStackCost(t *testing.T) {
+	for _, c := range []struct{ fixture, rule, site string }{
+		{"pool-lost", "dial-per-request", "example.com/perfgate-example/internal/inventory.(*Client).Available line 68"},
+		{"tls-per-request", "tls-handshake-per-request", "example.com/perfgate-example/internal/inventory.(*Client).Available line 66"},
+	} {
+		h := fired(For(fixture(t, c.fixture)))[c.rule]
+		if !strings.Contains(h.Message, "the service's call whose cost grew with it: "+c.site+")") || strings.Contains(h.Message, "reached from") {
+			t.Errorf("%s: %s hint does not name the plant's call: %q", c.fixture, c.rule, h.Message)
+		}
 	}
 }
 
