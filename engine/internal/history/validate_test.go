@@ -51,7 +51,9 @@ func TestHostileLinesAreNeverRead(t *testing.T) {
 		{"a profile name that is a path", hostile(t, confirmation(3), func(m map[string]any) {
 			m["functions"] = []map[string]any{{"profile": "cpu.pb.gz /etc/passwd #", "name": "f", "unit": "µs/req", "delta": 1}}
 		}), "function profile"},
-		{"an ID that is not its step's", hostile(t, confirmation(4), func(m map[string]any) { m["id"] = ConfirmationID("cpu", "0123456789ab", entry(8).Commit, entry(9).Commit) }), "id "},
+		{"an ID that is not its step's", hostile(t, confirmation(4), func(m map[string]any) {
+			m["id"] = ConfirmationID("cpu", "0123456789ab", entry(8).Commit, entry(9).Commit)
+		}), "id "},
 		{"a confirmation dated in the future", hostile(t, confirmation(5), func(m map[string]any) { m["time"] = future }), "is in the future"},
 		{"a status no gate gives", hostile(t, confirmation(6), func(m map[string]any) { m["status"] = "ignored" }), "status"},
 		{"an unknown metric", hostile(t, confirmation(7), func(m map[string]any) {
