@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/engine/internal/gittest"
 	"github.com/perfgate/perfgate/engine/internal/history"
 	"github.com/perfgate/perfgate/engine/internal/trend"
 )
@@ -45,16 +46,7 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "perfgate.yml"), []byte(experiment), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=perfgate test", "-c", "user.email=test@example.com"}, args...)...)
-		cmd.Dir = top
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gittest.In(t, top)
 	git("init", "-q", "-b", "main")
 	var commits []string
 	const planted = 7

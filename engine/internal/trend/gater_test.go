@@ -3,11 +3,12 @@ package trend
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/gittest"
 )
 
 // TestConfigWithinTakesPathsAsTheActionPassesThem: the Action runs perfgate
@@ -50,16 +51,7 @@ func TestConfigWithinTakesPathsAsTheActionPassesThem(t *testing.T) {
 // carries its own perfgate.yml); its merge is main's commit.
 func TestCommitsFollowMainsFirstParents(t *testing.T) {
 	repo := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=perfgate test", "-c", "user.email=test@example.com"}, args...)...)
-		cmd.Dir = repo
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gittest.In(t, repo)
 	commit := func(msg string) string {
 		if err := os.WriteFile(filepath.Join(repo, "CHANGES"), []byte(msg+"\n"), 0o644); err != nil {
 			t.Fatal(err)
