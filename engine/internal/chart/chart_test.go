@@ -14,7 +14,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // stepSeries is 40 nightlies with a confirmed +8% step at 25 and a
 // suspected one at 10.
 func stepSeries() Series {
-	s := Series{Title: "cpu (µs/req) — AMD EPYC 7763 ×4, cgroup v2, 1000m", Unit: "µs/req"}
+	s := Series{Title: "CPU per request (cpu) on AMD EPYC 7763 ×4, cgroup v2, 1000m", Quantity: "CPU per request", Unit: "µs/req"}
 	start := time.Date(2026, 10, 1, 3, 17, 0, 0, time.UTC)
 	for i := 0; i < 40; i++ {
 		v := 40 + 0.4*math.Sin(float64(i))
@@ -71,10 +71,11 @@ func TestEveryTextIsEscaped(t *testing.T) {
 	s := stepSeries()
 	s.Title = "<script>alert(1)</script>"
 	s.Unit = "</text><script>"
+	s.Quantity = "<svg onload=alert(1)>"
 	s.Points[3].Label = `"><img src=x onerror=alert(1)>`
 	s.Marks[1].Commit = "<img src=y>"
 	page := Page("<b>t</b>", []string{"<iframe>"}, []Series{s})
-	for _, bad := range []string{"<script", "<img", "<iframe", "<b>"} {
+	for _, bad := range []string{"<script", "<img", "<iframe", "<b>", "<svg onload"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("%q reached the page unescaped", bad)
 		}

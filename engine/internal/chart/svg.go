@@ -26,21 +26,37 @@ type Mark struct {
 
 // Series is one chart.
 type Series struct {
-	Title  string
-	Unit   string
-	Points []Point
-	Marks  []Mark
+	Title string
+	// Quantity names what the y axis measures ("CPU time per request");
+	// the axis reads "Quantity (Unit)", or the unit alone without it.
+	Quantity string
+	Unit     string
+	Points   []Point
+	Marks    []Mark
 }
 
-// SVG draws s as a self-contained <svg> of w×h pixels: the runs' range as
-// whiskers, the medians as a line with tooltips, and the marks (dashed
-// when suspected, solid and labelled with the commit when confirmed).
-// Every text is escaped: titles and labels come from outside.
+// xAxisLabel says what a point is: the charts are of nightly recordings.
+const xAxisLabel = "nightly recording (date, UTC)"
+
+// Colours of what a chart draws, named by the legend.
+const (
+	medianColour    = "#1d4ed8"
+	rangeColour     = "#93c5fd"
+	suspectedColour = "#d97706"
+	confirmedColour = "#dc2626"
+)
+
+// SVG draws s as a self-contained <svg> of w×h pixels: a title, a legend,
+// the runs' range as whiskers, the medians as a line with tooltips, the
+// marks (dashed when suspected, solid and labelled with the commit when
+// confirmed), and both axes labelled. Every text is escaped: titles and
+// labels come from outside.
 func SVG(s Series, w, h int) string {
-	const left, right, top, bottom = 70, 20, 30, 40
+	const left, right, top, bottom = 70, 20, 58, 58
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`, w, h, w, h)
-	fmt.Fprintf(&b, `<text x="%d" y="18" font-weight="bold">%s</text>`, left, esc(s.Title))
+	fmt.Fprintf(&b, `<text x="%d" y="18" font-weight="bold" font-size="14">%s</text>`, left, esc(s.Title))
+	legend(&b, left, 38)
 	if len(s.Points) == 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d">no entries</text></svg>`, left, h/2)
 		return b.String()
@@ -75,7 +91,12 @@ func SVG(s Series, w, h int) string {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/>`, left, float64(left)+plotW, y(v), y(v))
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`, left-6, y(v)+4, esc(number(v)))
 	}
-	fmt.Fprintf(&b, `<text x="12" y="%.1f" fill="#555" transform="rotate(-90 12 %.1f)" text-anchor="middle">%s</text>`, float64(top)+plotH/2, float64(top)+plotH/2, esc(s.Unit))
+	yLabel := s.Unit
+	if s.Quantity != "" {
+		yLabel = s.Quantity + " (" + s.Unit + ")"
+	}
+	fmt.Fprintf(&b, `<text x="14" y="%.1f" fill="#333" transform="rotate(-90 14 %.1f)" text-anchor="middle">%s</text>`, float64(top)+plotH/2, float64(top)+plotH/2, esc(yLabel))
+	fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#333" text-anchor="middle">%s</text>`, float64(left)+plotW/2, h-bottom+34, esc(xAxisLabel))
 	// X labels: first, middle and last entries' dates (and times when the
 	// entries span less than two days), kept inside the plot's width.
 	layout := "2006-01-02"
@@ -99,9 +120,9 @@ func SVG(s Series, w, h int) string {
 			continue
 		}
 		mx := (x(m.Index-1) + x(m.Index)) / 2
-		colour, dash, label := "#d97706", ` stroke-dasharray="5,4"`, m.Label
+		colour, dash, label := suspectedColour, ` stroke-dasharray="5,4"`, m.Label
 		if m.Confirmed {
-			colour, dash = "#dc2626", ""
+			colour, dash = confirmedColour, ""
 			label = m.Commit + " " + m.Label
 		}
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%.1f" stroke="%s" stroke-width="2"%s/>`, mx, mx, top, float64(top)+plotH, colour, dash)
@@ -110,16 +131,32 @@ func SVG(s Series, w, h int) string {
 	// Ranges, line and dots.
 	var line []string
 	for i, p := range s.Points {
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#93c5fd" stroke-width="3"/>`, x(i), x(i), y(p.Low), y(p.High))
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`, x(i), x(i), y(p.Low), y(p.High), rangeColour)
 		line = append(line, fmt.Sprintf("%.1f,%.1f", x(i), y(p.Median)))
 	}
-	fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="#1d4ed8" stroke-width="2"/>`, strings.Join(line, " "))
+	fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(line, " "), medianColour)
 	for i, p := range s.Points {
 		tip := fmt.Sprintf("%s %s: %s %s (%s–%s)", p.Label, p.Time.UTC().Format("2006-01-02"), number(p.Median), s.Unit, number(p.Low), number(p.High))
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#1d4ed8"><title>%s</title></circle>`, x(i), y(p.Median), esc(tip))
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s</title></circle>`, x(i), y(p.Median), medianColour, esc(tip))
 	}
 	b.WriteString("</svg>")
 	return b.String()
+}
+
+// legend draws, in one row from (x, y), a sample of each thing a chart
+// shows with what it means.
+func legend(b *strings.Builder, x, y int) {
+	items := []struct{ sample, text string }{
+		{fmt.Sprintf(`<line x1="0" x2="18" y1="0" y2="0" stroke="%s" stroke-width="2"/><circle cx="9" cy="0" r="3" fill="%s"/>`, medianColour, medianColour), "median of the night's runs"},
+		{fmt.Sprintf(`<line x1="9" x2="9" y1="-7" y2="7" stroke="%s" stroke-width="3"/>`, rangeColour), "range of its runs"},
+		{fmt.Sprintf(`<line x1="9" x2="9" y1="-7" y2="7" stroke="%s" stroke-width="2" stroke-dasharray="3,2"/>`, suspectedColour), "suspected step"},
+		{fmt.Sprintf(`<line x1="9" x2="9" y1="-7" y2="7" stroke="%s" stroke-width="2"/>`, confirmedColour), "step confirmed by a paired gate (its commit)"},
+	}
+	for _, it := range items {
+		fmt.Fprintf(b, `<g transform="translate(%d %d)">%s<text x="24" y="4" fill="#333">%s</text></g>`, x, y, it.sample, esc(it.text))
+		// About 6.2 px a character at 12 px sans-serif, and a gap.
+		x += 24 + int(6.2*float64(len([]rune(it.text)))) + 24
+	}
 }
 
 // Page is a self-contained HTML page of charts, with no scripts.
@@ -132,7 +169,7 @@ func Page(title string, intro []string, charts []Series) string {
 		fmt.Fprintf(&b, "<p>%s</p>\n", esc(p))
 	}
 	for _, c := range charts {
-		fmt.Fprintf(&b, "<figure>%s</figure>\n", SVG(c, 960, 320))
+		fmt.Fprintf(&b, "<figure>%s</figure>\n", SVG(c, 960, 360))
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()

@@ -2,6 +2,7 @@ package trend
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/chart"
 	"github.com/perfgate/perfgate/engine/internal/history"
@@ -27,6 +28,10 @@ func pageHTML(t *Trend) string {
 // chartOf is a series as the chart package draws it.
 func chartOf(s Series) chart.Series {
 	c := chart.Series{Title: fmt.Sprintf("%s (%s) — %s", s.Metric, s.Unit, s.MachineDescription), Unit: s.Unit}
+	if m, ok := metric.Lookup(s.Metric); ok {
+		c.Quantity = capitalized(m.Title)
+		c.Title = fmt.Sprintf("%s (%s) on %s", c.Quantity, s.Metric, s.MachineDescription)
+	}
 	for _, p := range s.Points {
 		c.Points = append(c.Points, chart.Point{Label: short(p.Commit), Time: p.Time, Median: p.Median, Low: p.Low, High: p.High})
 	}
@@ -38,4 +43,13 @@ func chartOf(s Series) chart.Series {
 		c.Marks = append(c.Marks, mark)
 	}
 	return c
+}
+
+// capitalized is s with its first letter in upper case, for a title.
+func capitalized(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	return strings.ToUpper(string(r[0])) + string(r[1:])
 }
