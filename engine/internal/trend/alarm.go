@@ -79,6 +79,19 @@ type Links struct {
 	Artifact string
 }
 
+// pageLine says where the trend page (index.html: a chart per series) is:
+// in the trend artifact of the run, linked when the run is known.
+func pageLine(links Links) string {
+	switch {
+	case links.RunID > 0 && links.Artifact != "" && links.Server != "" && links.Repository != "":
+		return fmt.Sprintf("Charts of every series: `%s` in the artifact `%s` of [run %d](%s/%s/actions/runs/%d) (`gh run download %d -n %s`).",
+			IndexHTML, links.Artifact, links.RunID, links.Server, links.Repository, links.RunID, links.RunID, links.Artifact)
+	case links.RunID > 0 && links.Artifact != "":
+		return fmt.Sprintf("Charts of every series: `%s` in the artifact `%s` of run %d (`gh run download %d -n %s`).", IndexHTML, links.Artifact, links.RunID, links.RunID, links.Artifact)
+	}
+	return fmt.Sprintf("Charts of every series: `%s` beside this file in the trend output.", IndexHTML)
+}
+
 // alarmMarkdown is the sticky issue's body: each open regression with its
 // commit, the numbers, the functions that changed and the commands that
 // open the confirming gate's profiles. Every text from a profile or a
@@ -96,6 +109,7 @@ func alarmMarkdown(config string, a Alarm, series []Series, links Links) string 
 	}
 	fmt.Fprintf(&b, "### perfgate: confirmed regression on main (%s)\n\n", render.Text(config))
 	fmt.Fprintln(&b, "The nightly trend found a step and paired gates of the commits on both sides, run side by side in one job, confirmed it.")
+	fmt.Fprintln(&b, pageLine(links))
 	for _, c := range a.Open {
 		writeConfirmation(&b, c, series, links)
 	}

@@ -49,7 +49,8 @@ func TestAlarmMarkdownEscapesWhatComesFromProfiles(t *testing.T) {
 	if strings.Contains(md, "<img") || strings.Contains(md, "](javascript") {
 		t.Errorf("a function name reached the body unescaped:\n%s", md)
 	}
-	for _, want := range []string{"https://github.com/o/r/commit/" + c.Commit, "gh run download 7 -n perfgate-trend -D trend", "go tool pprof -http=: -diff_base trend/confirm/0000000-bbbbbbb/base.cpu.pb.gz trend/confirm/0000000-bbbbbbb/head.cpu.pb.gz", "+8"} {
+	for _, want := range []string{"https://github.com/o/r/commit/" + c.Commit, "gh run download 7 -n perfgate-trend -D trend", "go tool pprof -http=: -diff_base trend/confirm/0000000-bbbbbbb/base.cpu.pb.gz trend/confirm/0000000-bbbbbbb/head.cpu.pb.gz", "+8",
+		"Charts of every series: `index.html` in the artifact `perfgate-trend` of [run 7](https://github.com/o/r/actions/runs/7)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("alarm.md lacks %q:\n%s", want, md)
 		}

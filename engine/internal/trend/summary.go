@@ -34,6 +34,7 @@ func summaryMarkdown(t *Trend, links Links) string {
 	}
 	fmt.Fprintln(&b)
 	if len(t.Series) > 0 {
+		fmt.Fprintln(&b, "\n"+pageLine(links))
 		fmt.Fprintln(&b, "\n| metric | machine | entries | latest | last 30 | spread | steps |\n|---|---|---:|---:|---|---:|---|")
 		for _, s := range t.Series {
 			m, _ := metric.Lookup(s.Metric)
