@@ -48,6 +48,17 @@ type line struct {
 
 func (l line) usable() bool { return l.known && l.problem == "" }
 
+// key is what makes a line new to a history: an entry's ID; a
+// confirmation's ID and time, since a step whose confirmation failed is
+// tried again on a later night (trend.maxAttempts) and each attempt is
+// kept, while the same attempt added twice is one line.
+func (l line) key() string {
+	if l.header.Kind == KindConfirmation {
+		return l.header.Kind + "|" + l.header.ID + "|" + l.header.Time.UTC().Format(time.RFC3339Nano)
+	}
+	return l.header.Kind + "|" + l.header.ID
+}
+
 type header struct {
 	Schema int       `json:"schema"`
 	Kind   string    `json:"kind"`
@@ -217,8 +228,8 @@ type Keep struct {
 var DefaultKeep = Keep{Entries: 400, Confirmations: 100, Unreadable: 100}
 
 // Add appends records (Entry or Confirmation values, or raw JSON lines as
-// json.RawMessage) to config's history in dir, skipping those whose ID is
-// already there, so a retry adds nothing twice. A record that is not a
+// json.RawMessage) to config's history in dir, skipping those already
+// there (line.key), so a retry adds nothing twice. A record that is not a
 // valid line of config's history (validate.go) is an error, and nothing is
 // added. It holds an exclusive lock on the file's .lock companion while it
 // reads, prunes by keep and replaces the file atomically (a crash leaves
@@ -266,12 +277,12 @@ func Add(dir, config string, keep Keep, records ...any) (int, []string, error) {
 			warnings = append(warnings, w)
 		}
 		if l.usable() {
-			seen[l.header.Kind+"|"+l.header.ID] = true
+			seen[l.key()] = true
 		}
 	}
 	added := 0
 	for _, l := range fresh {
-		if key := l.header.Kind + "|" + l.header.ID; !seen[key] {
+		if key := l.key(); !seen[key] {
 			seen[key] = true
 			lines = append(lines, l)
 			added++

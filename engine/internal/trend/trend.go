@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // Default detection settings: p ≤ 0.001 as Apache Otava and MongoDB use,
@@ -32,12 +33,19 @@ type Options struct {
 	// metrics (errors, goroutines, heap).
 	Gate     config.Gate
 	Settings Settings
-	// Checkout builds and gates the commits of new steps; nil (no
-	// --confirm) leaves steps unchecked.
-	Checkout *Checkout
+	// Checkout builds and gates the commits of new steps (a Checkout);
+	// nil (no --confirm) leaves steps unchecked.
+	Checkout Checker
 	Links    Links
 	Now      func() time.Time
 	Stderr   io.Writer
+}
+
+// Checker runs the paired gates that confirm a step: Checkout, the git
+// checkout perfgate trend --confirm is given.
+type Checker interface {
+	Gate(ctx context.Context, before, after, out string) (*report.Report, error)
+	Commits(ctx context.Context, before, after string) ([]string, error)
 }
 
 // Output files, in Out.
@@ -48,6 +56,12 @@ const (
 	IndexHTML    = "index.html"
 	RecordsJSONL = "history-records.jsonl"
 )
+
+// maxAttempts is how many nights a step whose confirmation failed (its
+// gate could not run: a build that failed, an invalid measurement, a
+// commit missing from a shallow checkout) is tried: a passing cause is
+// retried, a lasting one does not cost gates every night.
+const maxAttempts = 3
 
 // Run reads the history, finds and confirms steps, adds new
 // confirmations to the history and writes the outputs.
@@ -72,9 +86,16 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 	t.Series = buildSeries(file.Entries)
 	t.Warnings = append(t.Warnings, findSteps(t.Series, t.Settings, o.Gate)...)
 
+	// The newest attempt at each step's confirmation, and how many there
+	// were: a failed one (a gate that could not run) is tried again on
+	// later nights, up to maxAttempts.
 	known := map[string]history.Confirmation{}
+	attempts := map[string]int{}
 	for _, c := range file.Confirmations {
-		known[c.ID] = c
+		attempts[c.ID]++
+		if k, ok := known[c.ID]; !ok || !c.Time.Before(k.Time) {
+			known[c.ID] = c
+		}
 	}
 	var added []history.Confirmation
 	var c *confirmer
@@ -85,11 +106,11 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 		for j := range t.Series[i].Steps {
 			st := &t.Series[i].Steps[j]
 			id := confirmationID(t.Series[i], *st)
-			if k, ok := known[id]; ok {
+			k, ok := known[id]
+			if ok {
 				st.Confirmation = &k
-				continue
 			}
-			if c == nil {
+			if c == nil || (ok && (k.Status != history.Failed || attempts[id] >= maxAttempts)) {
 				continue
 			}
 			if err := ctx.Err(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -106,5 +107,90 @@ func TestRunFindsAStepAcrossMachinesAndWritesItsOutputs(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(out, TrendJSON))
 	if err := json.Unmarshal(data, &back); err != nil || back.Alarm.State != AlarmNone {
 		t.Errorf("trend.json: %v %+v", err, back.Alarm)
+	}
+}
+
+// flaky is a Checker whose gates fail (a build that broke, say) until
+// fixed, then find an allocs regression; it counts the gates it runs.
+type flaky struct {
+	fixed bool
+	gates int
+}
+
+func (f *flaky) Gate(_ context.Context, _, _, _ string) (*report.Report, error) {
+	f.gates++
+	if !f.fixed {
+		return nil, fmt.Errorf("build base: exit status 1")
+	}
+	return &report.Report{Verdict: report.Regression, Metrics: []report.Metric{{Name: "allocs", Outcome: report.Regression, Delta: 0.3, CI: [2]float64{0.25, 0.35}, CILevel: 0.95}}}, nil
+}
+
+func (f *flaky) Commits(_ context.Context, _, after string) ([]string, error) {
+	return []string{after}, nil
+}
+
+// TestAFailedConfirmationIsTriedAgainOnLaterNights: a step whose gate could
+// not run is not settled: the next nights try it again, each attempt is
+// kept, and after maxAttempts failures it costs no more gates. A cause that
+// passes (the gate runs on a later night) confirms the step and opens the
+// alarm.
+func TestAFailedConfirmationIsTriedAgainOnLaterNights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var records []any
+	for i := 0; i < 24; i++ {
+		records = append(records, syntheticEntry(i, 12, "0000000000a1", rng))
+	}
+	night := time.Date(2026, 10, 25, 3, 0, 0, 0, time.UTC)
+	trendOn := func(t *testing.T, dir string, checker Checker) *Trend {
+		t.Helper()
+		night = night.AddDate(0, 0, 1)
+		tr, err := Run(context.Background(), Options{HistoryDir: dir, Config: "perfgate", Out: t.TempDir(), Stderr: io.Discard, Checkout: checker,
+			Settings: Settings{Alpha: DefaultAlpha, MinMagnitude: DefaultMinMagnitude, MinSegment: DefaultMinSegment, Budget: DefaultBudget},
+			Now:      func() time.Time { return night }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	allocsStep := func(tr *Trend) *Step {
+		for _, s := range tr.Series {
+			if s.Metric == "allocs" && len(s.Steps) == 1 {
+				return &s.Steps[0]
+			}
+		}
+		t.Fatalf("no allocs step in %+v", tr.Series)
+		return nil
+	}
+
+	dir := t.TempDir()
+	if _, _, err := history.Add(dir, "perfgate", history.DefaultKeep, records...); err != nil {
+		t.Fatal(err)
+	}
+	broken := &flaky{}
+	for attempt := 1; attempt <= maxAttempts+1; attempt++ {
+		tr := trendOn(t, dir, broken)
+		if c := allocsStep(tr).Confirmation; c == nil || c.Status != history.Failed || tr.Alarm.State != AlarmNone {
+			t.Fatalf("night %d: confirmation %+v, alarm %s; want failed and no alarm", attempt, c, tr.Alarm.State)
+		}
+	}
+	file, _ := history.Read(dir, "perfgate")
+	if broken.gates != maxAttempts || len(file.Confirmations) != maxAttempts {
+		t.Errorf("%d gates and %d confirmations kept over %d nights; want %d of each", broken.gates, len(file.Confirmations), maxAttempts+1, maxAttempts)
+	}
+
+	dir = t.TempDir()
+	if _, _, err := history.Add(dir, "perfgate", history.DefaultKeep, records...); err != nil {
+		t.Fatal(err)
+	}
+	healed := &flaky{}
+	trendOn(t, dir, healed)
+	healed.fixed = true
+	tr := trendOn(t, dir, healed)
+	if c := allocsStep(tr).Confirmation; c == nil || c.Status != history.Confirmed || tr.Alarm.State != AlarmOpen || healed.gates != 2 {
+		t.Errorf("after the cause passed: confirmation %+v, alarm %s, %d gates; want confirmed, open, 2", c, tr.Alarm.State, healed.gates)
+	}
+	tr = trendOn(t, dir, healed)
+	if healed.gates != 2 || tr.Alarm.State != AlarmOpen {
+		t.Errorf("a confirmed step was gated again (%d gates) or the alarm closed (%s)", healed.gates, tr.Alarm.State)
 	}
 }
