@@ -1,59 +1,26 @@
-import { execFileSync, spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { extractReport } from '../../src/untrusted-results.js'
 import { FakeGitHub } from '../support/fake-github.js'
 import { git } from '../support/git.js'
+import {
+  actionRoot,
+  type ActionResult,
+  confinable,
+  e2eExperiment,
+  layout,
+  runAction as runActionIn,
+  type Scenario,
+} from '../support/local-action.js'
 
 // The real action (src/main.ts and src/post.ts, run by @github/local-action)
 // on a pull_request event: a repository whose feature branch plants a
 // per-request fmt.Sprintf in the example service, checked out shallow like
 // actions/checkout does. The engine is built from engine/, the service is
 // measured under cgroup limits, and the comment goes to the fake GitHub API.
-const actionRoot = path.resolve(import.meta.dirname, '../..')
-const localAction = path.join(actionRoot, 'node_modules/.bin/local-action')
-// The engine's end-to-end experiment, with its fewest rounds that can call a
-// regression: 4 at alpha 0.5 over the six gating metrics (2^-4 <= 0.5/6),
-// which a plant that raises allocations by half in every round always
-// reaches (these scenarios test the Action's plumbing, not the gate's
-// power). PERFGATE_E2E_RATE lowers its rate where the service is slow:
-// scripts/vm/suite.sh runs these scenarios in an emulated VM, where the
-// example service needs ~40 times the CPU per request and 200 req/s makes
-// every round (rightly) invalid.
-const lowered: [RegExp, string][] = [
-  [/^ {2}rate: 200$/m, `  rate: ${Number(process.env.PERFGATE_E2E_RATE) || 200}`],
-  [/^pairs: 6$/m, 'pairs: 4'],
-  [/^ {2}alpha: 0\.1$/m, '  alpha: 0.5'],
-]
-let experiment = readFileSync(path.join(actionRoot, 'engine/cmd/perfgate/testdata/decisive-experiment.yml'), 'utf8')
-for (const [from, to] of lowered) {
-  if (!from.test(experiment)) throw new Error(`decisive-experiment.yml changed: no line matches ${from}`)
-  experiment = experiment.replace(from, to)
-}
-// One profile round, not three: no scenario reads the attribution, and
-// under the VM's TCG a round costs ~6 s, ~26 s when it relinks.
-if (/^profile_rounds:/m.test(experiment)) throw new Error('decisive-experiment.yml sets profile_rounds: this line must change it')
-experiment += 'profile_rounds: 1\n'
-// The decisive experiment keeps each side's one build for every round
-// (layout: build): what these scenarios test (the Action's steps, sudo, the
-// cancelled job's signal) does not depend on layouts, and relinking both
-// sides costs ~1.7 s a round here and ~20 s under the VM's TCG. The engine's
-// own end-to-end tests check relinking on the host.
-// PERFGATE_E2E_LAYOUT=random relinks every round, as a user's gate does:
-// scripts/vm/suite.sh sets it, so that the pull request's scenario checks
-// relinking as the runner, through sudo.
-const layout = process.env.PERFGATE_E2E_LAYOUT
-if (layout !== undefined) {
-  if (!['random', 'build'].includes(layout)) throw new Error(`PERFGATE_E2E_LAYOUT is '${layout}': want random or build`)
-  if (!/^layout: build$/m.test(experiment)) throw new Error('decisive-experiment.yml changed: no line layout: build')
-  experiment = experiment.replace(/^layout: build$/m, `layout: ${layout}`)
-}
-// Where the engine can be confined (root, or password-less sudo as on
-// GitHub's runners and in scripts/vm), a gate must never run unconfined.
-const confinable = process.getuid?.() === 0 || process.env.PERFGATE_E2E_VIA_SUDO === '1'
-
 let tmp: string
 let gh: FakeGitHub
 let headSha: string
@@ -63,7 +30,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-action-e2e-'))
   const origin = path.join(tmp, 'origin')
   cpSync(path.join(actionRoot, 'examples/service'), origin, { recursive: true })
-  writeFileSync(path.join(origin, 'perfgate.yml'), experiment)
+  writeFileSync(path.join(origin, 'perfgate.yml'), e2eExperiment)
   git(origin, 'init', '-q', '-b', 'main')
   git(origin, 'add', '-A')
   git(origin, 'commit', '-q', '-m', 'the example service')
@@ -84,18 +51,6 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true })
 })
 
-interface Scenario {
-  /** name keys the scenario's directories. */
-  name: string
-  attempt?: number
-  event?: string
-  payload?: Record<string, unknown>
-  inputs?: Record<string, string>
-  ref?: string
-  /** onOutput sees the output as it grows, e.g. to cancel the job midway. */
-  onOutput?: (output: string) => void
-}
-
 const pullRequestPayload = (headRepo = 'acme/shop') => ({
   action: 'synchronize',
   number: 7,
@@ -107,81 +62,9 @@ const pullRequestPayload = (headRepo = 'acme/shop') => ({
   repository: { full_name: 'acme/shop', name: 'shop', owner: { login: 'acme' } },
 })
 
-/**
- * runAction runs a scenario; a run whose local-action process itself died
- * of a signal (status 128 + signal: 139 SIGSEGV and 132 SIGILL were seen)
- * is run again, at most twice. Node crashes so now and then under
- * emulation (scripts/vm runs these scenarios under qemu's TCG); that is the
- * emulator, not the action: the action's own failures end Node with
- * status 1, and the engine is a child whose death Node survives.
- */
-async function runAction(scenario: Scenario): Promise<{ output: string; artifacts: string[]; summary: string; dir: string }> {
-  for (let crashes = 0; ; crashes++) {
-    const result = await runActionOnce(scenario)
-    const status = Number(/Command failed: npm exec tsx[\s\S]*status: (\d+)/.exec(result.output)?.[1] ?? 0)
-    if (crashes === 2 || status <= 128) return result
-    console.warn(`scenario ${scenario.name}: local-action died of signal ${status - 128} (status ${status}); running it again`)
-    rmSync(result.dir, { recursive: true, force: true })
-  }
-}
-
-/** runActionOnce runs main and post through local-action and returns what it printed, the artifacts and the job summary. */
-async function runActionOnce(scenario: Scenario): Promise<{ output: string; artifacts: string[]; summary: string; dir: string }> {
-  const attempt = scenario.attempt ?? 1
-  const run = path.join(tmp, `${scenario.name}-${attempt}`)
-  for (const dir of [path.join(run, 'artifacts'), path.join(run, 'runner'), path.join(tmp, 'cache'), path.join(tmp, 'tools')])
-    mkdirSync(dir, { recursive: true })
-  const event = path.join(run, 'event.json')
-  writeFileSync(event, JSON.stringify(scenario.payload ?? pullRequestPayload()))
-  const summary = path.join(run, 'summary.md')
-  writeFileSync(summary, '')
-  const inputs = Object.fromEntries(
-    Object.entries({ config: 'perfgate.yml', token: 't0ken', ...scenario.inputs }).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v]),
-  )
-  const env: Record<string, string> = {
-    ...inputs,
-    GITHUB_EVENT_NAME: scenario.event ?? 'pull_request',
-    GITHUB_EVENT_PATH: event,
-    GITHUB_REPOSITORY: 'acme/shop',
-    GITHUB_SHA: headSha,
-    GITHUB_REF_NAME: scenario.ref ?? '7/merge',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_RUN_ID: '4242',
-    GITHUB_RUN_ATTEMPT: String(attempt),
-    GITHUB_STEP_SUMMARY: summary,
-    RUNNER_TEMP: path.join(run, 'runner'),
-    RUNNER_TOOL_CACHE: path.join(tmp, 'tools'),
-    // local-action's cache stand-in writes its tar manifest here: keep it out of the checkout.
-    LOCAL_ACTION_WORKSPACE: path.join(run, 'runner'),
-    LOCAL_ACTION_ARTIFACT_PATH: path.join(run, 'artifacts'),
-    LOCAL_ACTION_CACHE_PATH: path.join(tmp, 'cache'),
-  }
-  const dotenv = path.join(run, '.env')
-  writeFileSync(
-    dotenv,
-    Object.entries(env)
-      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-      .join('\n') + '\n',
-  )
-  const output = await new Promise<string>((resolve, reject) => {
-    // local-action ignores GITHUB_API_URL from the .env file: it must be in the environment.
-    const child = spawn(localAction, ['run', actionRoot, 'src/main.ts', dotenv, '--post', 'src/post.ts'], {
-      // local-action finds its own tsx through npm exec, from the action's directory.
-      cwd: actionRoot,
-      env: { ...process.env, ...env, GITHUB_API_URL: gh.url, NO_COLOR: '1', FORCE_COLOR: '0' },
-    })
-    let out = ''
-    const grow = (d: Buffer): void => {
-      out += d.toString()
-      scenario.onOutput?.(out)
-    }
-    child.stdout.on('data', grow)
-    child.stderr.on('data', grow)
-    child.on('error', reject)
-    child.on('close', () => resolve(out))
-  })
-  return { output, artifacts: readdirSync(path.join(run, 'artifacts')), summary: readFileSync(summary, 'utf8'), dir: run }
-}
+/** runAction runs a scenario in this file's checkout: a pull request's event unless the scenario says otherwise. */
+const runAction = (scenario: Scenario): Promise<ActionResult> =>
+  runActionIn({ tmp, gh, workspace, sha: headSha }, { payload: pullRequestPayload(), ...scenario })
 
 describe('the action on a pull request with a planted regression', () => {
   // Two steps of one pull request: the second needs the first's comment.

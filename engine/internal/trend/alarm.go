@@ -130,7 +130,7 @@ func writeConfirmation(b *strings.Builder, c history.Confirmation, series []Seri
 		for i, n := range c.Narrowed {
 			refs[i] = commitRef(n, links)
 		}
-		fmt.Fprintf(b, "- Narrowed to %d commits: %s (%s).\n", len(c.Narrowed), strings.Join(refs, ", "), render.Text(c.Reason))
+		fmt.Fprintf(b, "- Narrowed to %d commits: %s (%s).\n", len(c.Narrowed), strings.Join(refs, ", "), render.Prose(c.Reason))
 	}
 	if len(c.Functions) > 0 {
 		fmt.Fprintln(b, "\n| function | change per request |\n|---|---:|")

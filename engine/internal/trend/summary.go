@@ -91,9 +91,11 @@ func confirmationWords(c *history.Confirmation, links Links) string {
 	case c.Status == history.Confirmed:
 		return fmt.Sprintf("confirmed %s at %s", changeOf(c.Metric, c.Estimate), commitRef(c.Commit, links))
 	case c.Status == history.NotConfirmed:
-		return "not confirmed: " + render.Text(c.Reason)
+		return "not confirmed: " + render.Prose(c.Reason)
 	}
-	return "could not be checked: " + render.Text(c.Reason)
+	// A reason is a sentence that ends with the fix (fetch-depth: 0):
+	// Prose, not Text, which cuts at 160 characters.
+	return "could not be checked: " + render.Prose(c.Reason)
 }
 
 // spreadText is a series' night-to-night spread in the metric's terms.

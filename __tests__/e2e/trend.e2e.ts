@@ -1,0 +1,145 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FakeGitHub } from '../support/fake-github.js'
+import { git } from '../support/git.js'
+import { actionRoot, e2eExperiment, runAction, type ActionResult } from '../support/local-action.js'
+import { buildTrendRepo, trendRepo } from '../support/trend-repo.js'
+
+// Mode trend through the real action (@github/local-action), as the nightly
+// workflow runs it: in a monorepo (the service in services/api, the config
+// named relative to the workspace), with a history on the data branch of
+// the fake API. The history was recorded by real `perfgate run`s of the
+// trend repository's commits (testdata/record-trend-history.ts) and is
+// replayed here onto this run's commits, night by night; the confirming
+// gates are real. The nights unfold as on GitHub:
+//
+// 1. a shallow checkout (actions/checkout's default): the planted step is
+//    found but cannot be confirmed, the job says why, and no issue opens;
+// 2. a full checkout (fetch-depth: 0): the step is tried again, confirmed
+//    by a paired gate of its two commits, and the alarm issue opens,
+//    naming the planted commit;
+// 3. four nights after the plant is reverted: the step down is confirmed
+//    as an improvement and the issue is closed.
+const recorded = readFileSync(path.join(import.meta.dirname, 'testdata/trend-history.jsonl'), 'utf8').trim().split('\n')
+const recordedShas = JSON.parse(readFileSync(path.join(import.meta.dirname, 'testdata/trend-history.commits.json'), 'utf8')) as string[]
+
+let tmp: string
+let origin: string
+let shas: string[]
+let gh: FakeGitHub
+
+beforeAll(async () => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-trend-e2e-'))
+  origin = path.join(tmp, 'origin')
+  shas = buildTrendRepo(origin, actionRoot, e2eExperiment)
+  gh = new FakeGitHub()
+  await gh.start()
+}, 120_000)
+
+afterAll(async () => {
+  await gh?.stop()
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+/** nights are the recorded history's entries of nights [from, to), moved onto this run's commits. */
+function nights(from: number, to: number): string {
+  const lines = recorded.filter((line) => {
+    const night = recordedShas.indexOf((JSON.parse(line) as { commit: string }).commit)
+    if (night < 0) throw new Error(`a recorded entry's commit is not in trend-history.commits.json: ${line.slice(0, 120)}`)
+    return night >= from && night < to
+  })
+  expect(lines).toHaveLength(to - from)
+  return lines
+    .map((line) => {
+      const entry = JSON.parse(line) as { id: string; commit: string; label: string }
+      const sha = shas[recordedShas.indexOf(entry.commit)]
+      return JSON.stringify({ ...entry, id: sha + entry.id.slice(entry.commit.length), commit: sha, label: sha.slice(0, 7) })
+    })
+    .join('\n')
+}
+
+/** addNights appends nights [from, to) to the data branch's history, as mode record does. */
+function addNights(from: number, to: number): void {
+  const now = gh.git.files('perfgate-data')?.['history/perfgate.jsonl'] ?? ''
+  gh.git.write('perfgate-data', 'history/perfgate.jsonl', now + nights(from, to) + '\n', `record nights ${from} to ${to - 1}`)
+}
+
+/**
+ * checkout clones origin as main stood on night into a fresh workspace,
+ * shallow (actions/checkout's default) or with the full history
+ * (fetch-depth: 0).
+ */
+function checkout(name: string, night: number, shallow: boolean): string {
+  const workspace = path.join(tmp, `${name}-workspace`)
+  git(origin, 'branch', '-f', `night-${night}`, shas[night])
+  git(tmp, 'clone', '-q', ...(shallow ? ['--depth=1'] : []), '--branch', `night-${night}`, `file://${origin}`, workspace)
+  git(workspace, 'checkout', '-q', '-B', 'main')
+  return workspace
+}
+
+async function trend(name: string, night: number, shallow = false): Promise<ActionResult> {
+  const workspace = checkout(name, night, shallow)
+  return runAction(
+    { tmp, gh, workspace, sha: shas[night] },
+    {
+      name,
+      event: 'schedule',
+      payload: { schedule: '17 3 * * *' },
+      ref: 'main',
+      inputs: { mode: 'trend', 'working-directory': trendRepo.service, config: `${trendRepo.service}/perfgate.yml`, 'confirm-budget': '0' },
+    },
+  )
+}
+
+/** confirmations are the confirmation lines on the data branch. */
+function confirmations(): { status: string; metric: string; outcome: string; commit?: string; reason?: string }[] {
+  const lines = (gh.git.files('perfgate-data')?.['history/perfgate.jsonl'] ?? '').trim().split('\n')
+  return lines.map((l) => JSON.parse(l) as { kind: string }).filter((l) => l.kind === 'confirmation') as ReturnType<typeof confirmations>
+}
+
+describe('mode trend on the nightly history', () => {
+  it('on a shallow checkout: finds the step, says it cannot confirm it, and opens no issue', async () => {
+    addNights(0, trendRepo.revertedAt)
+    const { output, summary } = await trend('shallow', trendRepo.revertedAt - 1, true)
+    expect(output, output.slice(-3000)).not.toMatch(/::error/)
+    expect(summary).toContain('perfgate trend: perfgate')
+    // The summary's Markdown escapes punctuation in reasons: read it without the backslashes.
+    expect(summary.replaceAll('\\', '')).toMatch(/allocs[^\n]*could not be checked: [^\n]*fetch-depth: 0/)
+    const allocs = confirmations().filter((c) => c.metric === 'allocs')
+    expect(allocs).toHaveLength(1)
+    expect(allocs[0].status).toBe('failed')
+    expect(gh.issues).toEqual([])
+    expect(gh.problems).toEqual([])
+  })
+
+  it('on a full checkout: tries the step again, confirms it with a real paired gate and opens the issue naming the planted commit', async () => {
+    const { output, summary } = await trend('regressed', trendRepo.revertedAt - 1)
+    expect(output, output.slice(-3000)).not.toMatch(/::error/)
+    expect(output).toMatch(/paired gate [0-9a-f]{7} \(base\) vs [0-9a-f]{7} \(head\)/)
+    const planted = shas[trendRepo.plantedAt]
+    expect(summary).toMatch(new RegExp(`allocs[^\\n]*confirmed \\+[0-9.]+% at \`${planted.slice(0, 7)}\``))
+    const allocs = confirmations().filter((c) => c.metric === 'allocs')
+    expect(allocs.map((c) => c.status)).toEqual(['failed', 'confirmed'])
+    expect(allocs[1]).toMatchObject({ outcome: 'regression', commit: planted })
+    expect(gh.issues).toHaveLength(1)
+    const [issue] = gh.issues
+    expect(issue).toMatchObject({ state: 'open', labels: ['perfgate-trend'] })
+    expect(issue.body.split('\n')[0]).toBe('<!-- perfgate-trend: perfgate -->')
+    expect(issue.body).toContain(`https://github.com/acme/shop/commit/${planted}`)
+    expect(issue.title).toMatch(/perfgate: .*regress/)
+    expect(gh.problems).toEqual([])
+  })
+
+  it('after the plant is reverted: confirms the step down as an improvement and closes the issue', async () => {
+    addNights(trendRepo.revertedAt, trendRepo.commits)
+    const { output } = await trend('reverted', trendRepo.commits - 1)
+    expect(output, output.slice(-3000)).not.toMatch(/::error/)
+    const allocs = confirmations().filter((c) => c.metric === 'allocs')
+    expect(allocs.at(-1)).toMatchObject({ status: 'confirmed', outcome: 'improvement', commit: shas[trendRepo.revertedAt] })
+    expect(gh.issues).toHaveLength(1)
+    expect(gh.issues[0].state).toBe('closed')
+    expect(gh.problems).toEqual([])
+  })
+})
