@@ -155,4 +155,3 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
   })
   return { output, artifacts: readdirSync(path.join(run, 'artifacts')), summary: readFileSync(summary, 'utf8'), dir: run }
 }
-

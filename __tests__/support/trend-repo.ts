@@ -38,7 +38,17 @@ export function buildTrendRepo(dir: string, actionRoot: string, perfgateYml: str
       writeFileSync(path.join(service, 'CHANGES'), `night ${night}\n`)
     }
     git(dir, 'add', '-A')
-    git(dir, 'commit', '-q', '-m', night === trendRepo.plantedAt ? 'search: trace results' : night === trendRepo.revertedAt ? 'search: drop the trace' : `night ${night}`)
+    git(
+      dir,
+      'commit',
+      '-q',
+      '-m',
+      night === trendRepo.plantedAt
+        ? 'search: trace results'
+        : night === trendRepo.revertedAt
+          ? 'search: drop the trace'
+          : `night ${night}`,
+    )
     shas.push(git(dir, 'rev-parse', 'HEAD'))
   }
   return shas

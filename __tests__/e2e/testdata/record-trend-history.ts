@@ -40,7 +40,19 @@ try {
     console.log(`night ${night}: ${sha.slice(0, 7)}`)
     execFileSync(
       engine,
-      ['run', '--config', recordConfig, '--src', path.join(repo, trendRepo.service), '--label', sha.slice(0, 7), '--out', path.join(tmp, `out-${night}`), '--history', history],
+      [
+        'run',
+        '--config',
+        recordConfig,
+        '--src',
+        path.join(repo, trendRepo.service),
+        '--label',
+        sha.slice(0, 7),
+        '--out',
+        path.join(tmp, `out-${night}`),
+        '--history',
+        history,
+      ],
       { stdio: 'inherit' },
     )
   })
