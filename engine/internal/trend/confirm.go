@@ -166,6 +166,17 @@ func topFunctions(rep *report.Report, m *metric.Metric, n int) []history.Functio
 		}
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return abs(fs[i].Delta) > abs(fs[j].Delta) })
+	// A function can have a flat and a cum row: the alarm lists it once,
+	// with the larger change.
+	seen := map[string]bool{}
+	unique := fs[:0]
+	for _, f := range fs {
+		if !seen[f.Name] {
+			seen[f.Name] = true
+			unique = append(unique, f)
+		}
+	}
+	fs = unique
 	if len(fs) > n {
 		fs = fs[:n]
 	}

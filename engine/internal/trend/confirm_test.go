@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/metric"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -108,5 +109,20 @@ func TestConfirmSharesGatesAcrossMetrics(t *testing.T) {
 	cf.confirm(context.Background(), Series{Metric: "latency_p99"}, Step{Before: "c0", After: "c1", Direction: Regression})
 	if len(p.gates) != 1 {
 		t.Errorf("%d gates for two metrics stepping in one range, want 1", len(p.gates))
+	}
+}
+
+// TestTopFunctionsListsAFunctionOnce: a function's flat and cum rows are
+// one line of the alarm, with the larger change.
+func TestTopFunctionsListsAFunctionOnce(t *testing.T) {
+	rep := &report.Report{Functions: []report.Function{
+		{Profile: "allocs", Kind: "flat", Name: "fmt.Sprintf", Unit: "allocs/req", Delta: 15.9},
+		{Profile: "allocs", Kind: "cum", Name: "fmt.Sprintf", Unit: "allocs/req", Delta: 16.2},
+		{Profile: "allocs", Kind: "cum", Name: "main.handleSearch", Unit: "allocs/req", Delta: 19.6},
+		{Profile: "allocs", Kind: "flat", Name: "main.other", Unit: "B/req", Delta: 900},
+	}}
+	got := topFunctions(rep, metric.Allocs, 5)
+	if len(got) != 2 || got[0].Name != "main.handleSearch" || got[1].Name != "fmt.Sprintf" || got[1].Delta != 16.2 {
+		t.Errorf("top functions %+v; want handleSearch, then fmt.Sprintf once at +16.2", got)
 	}
 }
