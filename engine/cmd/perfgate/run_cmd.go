@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/perfgate/perfgate/engine/internal/history"
 	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
@@ -22,7 +23,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	targetFlag(fs, &o.Target)
 	logFormatFlag(fs, &o.LogFormat)
 	fs.StringVar(&o.History.Dir, "history", "", "append the recording to the history in this directory (perfgate trend reads it); results/history-entry.json is written either way")
-	fs.StringVar(&o.History.Meta.Commit, "commit", "", "the commit measured, when --src is not a git checkout")
+	fs.StringVar(&o.History.Meta.Commit, "commit", "", "the full commit id measured (40 or 64 hex digits), when --src is not a git checkout")
 	artifact := artifactFlags(fs)
 	if !parseFlags(fs, args, stderr) || !checkTarget("run", o.Target, stderr) || !checkLogFormat("run", o.LogFormat, stderr) {
 		return exitConfig
@@ -34,6 +35,10 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	o.History.Meta.Artifact = a
 	o.History.Meta.RunnerImage = runnerImage()
+	if c := o.History.Meta.Commit; c != "" && !history.IsFullCommit(c) {
+		fmt.Fprintf(stderr, "perfgate run: --commit %q is not a full commit id; pass all 40 (or 64) hex digits, e.g. $(git rev-parse HEAD)\n", c)
+		return exitConfig
+	}
 	if err := session.CheckLabel(o.Label); err != nil {
 		fmt.Fprintf(stderr, "perfgate run: %s\n", message(err))
 		return exitConfig

@@ -30,6 +30,8 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"--config", cfg, "--label", "main", "--run-url", "http://x/runs/1"}, `--run-url "http://x/runs/1" is not an https:// URL`},
 		{[]string{"--config", cfg, "--label", "main", "--artifact-id", "-4"}, "--artifact-id -4 is not an ID"},
 		{[]string{"--config", cfg, "--label", "main", "--run-id", "x"}, `invalid value "x" for flag -run-id`},
+		{[]string{"--config", cfg, "--label", "main", "--commit", "abc1234"}, `--commit "abc1234" is not a full commit id; pass all 40 (or 64) hex digits`},
+		{[]string{"--config", cfg, "--label", "main", "--commit", "--output=/tmp/x"}, `--commit "--output=/tmp/x" is not a full commit id`},
 	} {
 		out := filepath.Join(t.TempDir(), "results")
 		var stdout, stderr bytes.Buffer

@@ -52,6 +52,9 @@ var (
 	unitPattern = regexp.MustCompile(`^[A-Za-z0-9µ/%. ]{0,24}$`)
 )
 
+// IsFullCommit says whether s is a commit id as git prints it in full.
+func IsFullCommit(s string) bool { return fullCommit.MatchString(s) }
+
 // profiles are the profiles a confirmation's functions may come from.
 var profiles = map[string]bool{"cpu": true, "allocs": true, "heap": true, "goroutine": true, "mutex": true, "block": true}
 
