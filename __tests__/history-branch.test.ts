@@ -18,6 +18,7 @@ import {
 import { buildFreshEngine } from '../src/engine.js'
 import { createOctokit } from '../src/octokit.js'
 import { FakeGitHub } from './support/fake-github.js'
+import { historyLine, nameOf } from './support/history-line.js'
 
 const execFileAsync = promisify(execFile)
 
@@ -37,7 +38,7 @@ afterEach(async () => {
 })
 
 const octokit = () => createOctokit('t0ken')
-const line = (id: string) => JSON.stringify({ schema: 1, kind: 'entry', id, config: 'perfgate' })
+const line = historyLine
 const read = async (): Promise<HistorySnapshot> => readHistoryBranch(octokit(), where, await freshDir(tmp))
 
 // The real engine merges the records: `perfgate history add`, built once
@@ -79,7 +80,7 @@ const ids = (text: string | undefined) =>
   (text ?? '')
     .split('\n')
     .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { id: string }).id)
+    .map((l) => nameOf((JSON.parse(l) as { id: string }).id))
 const historyFile = () => gh.git.files('perfgate-data')?.['history/perfgate.jsonl']
 
 describe('readHistoryBranch', () => {

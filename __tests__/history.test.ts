@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { recorded, reset } from './support/core-fake.js'
 import { FakeGitHub } from './support/fake-github.js'
 import { git } from './support/git.js'
+import { historyLine } from './support/history-line.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
 
@@ -17,7 +18,7 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-history-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 const event = { name: 'schedule', owner: 'acme', repo: 'shop', sha: 'a'.repeat(40) }
 const inputs = (values: Record<string, string> = {}) => getInputs((name) => ({ token: 't0ken', ...values })[name] ?? '')
-const line = (id: string) => JSON.stringify({ schema: 1, kind: 'entry', id, config: 'perfgate' })
+const line = historyLine
 
 let gh: FakeGitHub
 beforeEach(async () => {
