@@ -78,7 +78,7 @@ func changeSentence(rep *report.Report, ms []report.Metric, others string) strin
 		return Prose(rep.Reason)
 	}
 	top := ms[0]
-	s := fmt.Sprintf("**%s %s**", upperFirst(titleOf(top)), changeInUnits(top))
+	s := fmt.Sprintf("**%s %s**", UpperFirst(titleOf(top)), changeInUnits(top))
 	if where := whereItWent(rep, top); where != "" {
 		s += ": " + where
 	}
@@ -198,7 +198,9 @@ func shortName(name string) string {
 	return name
 }
 
-func upperFirst(s string) string {
+// UpperFirst is s with its first letter in upper case, for the start of a
+// sentence or a title.
+func UpperFirst(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[size:]
 }

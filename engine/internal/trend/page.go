@@ -2,11 +2,11 @@ package trend
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/chart"
 	"github.com/perfgate/perfgate/engine/internal/history"
 	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/render"
 )
 
 // pageHTML is index.html of the trend output: one chart per series with
@@ -29,7 +29,7 @@ func pageHTML(t *Trend) string {
 func chartOf(s Series) chart.Series {
 	c := chart.Series{Title: fmt.Sprintf("%s (%s) — %s", s.Metric, s.Unit, s.MachineDescription), Unit: s.Unit}
 	if m, ok := metric.Lookup(s.Metric); ok {
-		c.Quantity = capitalized(m.Title)
+		c.Quantity = render.UpperFirst(m.Title)
 		c.Title = fmt.Sprintf("%s (%s) on %s", c.Quantity, s.Metric, s.MachineDescription)
 	}
 	for _, p := range s.Points {
@@ -43,13 +43,4 @@ func chartOf(s Series) chart.Series {
 		c.Marks = append(c.Marks, mark)
 	}
 	return c
-}
-
-// capitalized is s with its first letter in upper case, for a title.
-func capitalized(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	return strings.ToUpper(string(r[0])) + string(r[1:])
 }
