@@ -36,7 +36,7 @@ func artifactFlags(fs *flag.FlagSet) *artifactOptions {
 // named).
 func (a *artifactOptions) check() (*history.Artifact, error) {
 	switch {
-	case a.name != "" && !artifactPattern.MatchString(a.name):
+	case a.name != "" && !history.IsArtifactName(a.name):
 		return nil, fmt.Errorf("--artifact-name %q is not an artifact name; use letters, digits, '.', '_' and '-'", a.name)
 	case a.id < 0:
 		return nil, fmt.Errorf("--artifact-id %d is not an ID; pass the artifact's numeric ID", a.id)

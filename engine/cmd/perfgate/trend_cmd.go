@@ -19,9 +19,6 @@ import (
 // built from.
 var repositoryPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 
-// artifactPattern is what alarm.md's `gh run download -n` may name.
-var artifactPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
-
 // trendCommand (`perfgate trend`) reads a config's nightly history, finds
 // the steps of each metric's series, confirms new ones with paired gates
 // (--confirm) and writes trend.json, summary.md, alarm.md and index.html.
@@ -63,7 +60,7 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return refuse("--budget %d is negative; use 0 (no bisection) or more", *budget)
 	case *runID < 0:
 		return refuse("--run-id %d is not a run ID; pass the workflow run's numeric ID", *runID)
-	case *artifact != "" && !artifactPattern.MatchString(*artifact):
+	case *artifact != "" && !history.IsArtifactName(*artifact):
 		return refuse("--artifact-name %q is not an artifact name; use letters, digits, '.', '_' and '-'", *artifact)
 	case *repository != "" && !repositoryPattern.MatchString(*repository):
 		return refuse("--repository %q is not owner/name", *repository)

@@ -2,8 +2,10 @@ package history
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -55,6 +57,10 @@ var (
 // IsFullCommit says whether s is a commit id as git prints it in full.
 func IsFullCommit(s string) bool { return fullCommit.MatchString(s) }
 
+// IsArtifactName says whether s may name a CI artifact: in a history line,
+// or in alarm.md's `gh run download -n`.
+func IsArtifactName(s string) bool { return artifactPattern.MatchString(s) }
+
 // profiles are the profiles a confirmation's functions may come from.
 var profiles = map[string]bool{"cpu": true, "allocs": true, "heap": true, "goroutine": true, "mutex": true, "block": true}
 
@@ -91,14 +97,17 @@ func (e Entry) problem(config string, now time.Time) string {
 	if f.Machine != "" {
 		c.match("fingerprint.machine", f.Machine, machinePattern)
 	}
-	for field, v := range map[string]string{"cpu_model": f.CPUModel, "arch": f.Arch, "target": f.Target, "confinement": f.Confinement,
-		"kernel": f.Kernel, "os": f.OS, "go_version": f.GoVersion, "runner_image": f.RunnerImage} {
-		c.text("fingerprint."+field, v, maxLabel)
+	// In a fixed order, so that the first problem named is the same on
+	// every read.
+	for _, field := range [][2]string{{"cpu_model", f.CPUModel}, {"arch", f.Arch}, {"target", f.Target}, {"confinement", f.Confinement},
+		{"kernel", f.Kernel}, {"os", f.OS}, {"go_version", f.GoVersion}, {"runner_image", f.RunnerImage}} {
+		c.text("fingerprint."+field[0], field[1], maxLabel)
 	}
 	if f.CPUs < 0 || f.CPUMillicores < 0 || f.MemoryBytes < 0 {
 		c.fail("fingerprint's CPUs, millicores or memory is negative")
 	}
-	for name, s := range e.Metrics {
+	for _, name := range slices.Sorted(maps.Keys(e.Metrics)) {
+		s := e.Metrics[name]
 		c.text("metric name", name, 64)
 		c.match("metrics."+name+".unit", s.Unit, unitPattern)
 		if s.N < 0 {
@@ -187,7 +196,7 @@ func (c *checker) equal(field, got, want string) {
 }
 
 func (c *checker) commit(field, v string) {
-	if !fullCommit.MatchString(v) {
+	if !IsFullCommit(v) {
 		c.fail("%s %.80q is not a full commit id", field, v)
 	}
 }
