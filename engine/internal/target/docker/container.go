@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -190,11 +191,19 @@ func (c *container) locate(ctx context.Context) error {
 		c.url = "http://127.0.0.1:1"
 		return nil
 	}
-	c.pid = s.State.Pid
-	if c.group, err = cgroup.OfProcess(c.pid); err != nil {
+	group, err := cgroup.OfProcess(s.State.Pid)
+	if errors.Is(err, fs.ErrNotExist) {
+		// It died between inspect and here (its /proc entry is gone): as
+		// above, WaitReady reports it with its logs. Seen in CI with a
+		// service that exits at once.
+		c.url = "http://127.0.0.1:1"
+		return nil
+	}
+	if err != nil {
 		return &InfraError{Err: fmt.Errorf(
 			"target docker: cannot read the container's cgroup on this machine (%w); the docker target needs the Docker engine to run on the machine perfgate runs on, not a remote DOCKER_HOST", err)}
 	}
+	c.pid, c.group = s.State.Pid, group
 	if err := c.checkLimits(); err != nil {
 		return err
 	}
