@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/history"
@@ -38,6 +40,7 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	artifact := fs.String("artifact-name", "", "the artifact holding this output, for the alarm's download command")
 	repository := fs.String("repository", "", "owner/name on GitHub, to link commits")
 	server := fs.String("server-url", "https://github.com", "the GitHub server, to link commits")
+	settingsFrom := fs.String("settings-from", "", "a trend.json an earlier perfgate trend wrote: use its config name, detection settings and gate thresholds instead of --config's (no perfgate.yml is read; not with --confirm)")
 	var target string
 	targetFlag(fs, &target)
 	if !parseFlags(fs, args, stderr) || !checkTarget("trend", target, stderr) {
@@ -47,36 +50,46 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "perfgate trend: "+format+"\n", a...)
 		return exitConfig
 	}
+	settings := trend.Settings{Alpha: *alpha, MinMagnitude: *minStep, MinSegment: *minSegment, Budget: *budget}
 	switch {
 	case *dir == "":
 		return refuse("--history is missing; pass the directory perfgate run --history wrote")
-	case *alpha <= 0 || *alpha >= 0.5:
-		return refuse("--alpha %v is not a significance level; use a value like 0.001", *alpha)
-	case *minStep < 0 || *minStep >= 1:
-		return refuse("--min-step %v is not a fraction; use e.g. 0.01 for 1%%", *minStep)
-	case *minSegment < 2:
-		return refuse("--min-segment %d is too small; use 2 or more (default %d)", *minSegment, trend.DefaultMinSegment)
-	case *budget < 0:
-		return refuse("--budget %d is negative; use 0 (no bisection) or more", *budget)
+	case settings.Problem() != "":
+		return refuse("--%s", settings.Problem())
 	case *runID < 0:
 		return refuse("--run-id %d is not a run ID; pass the workflow run's numeric ID", *runID)
 	case *artifact != "" && !history.IsArtifactName(*artifact):
 		return refuse("--artifact-name %q is not an artifact name; use letters, digits, '.', '_' and '-'", *artifact)
 	case *repository != "" && !repositoryPattern.MatchString(*repository):
 		return refuse("--repository %q is not owner/name", *repository)
+	case *settingsFrom != "" && *confirm:
+		return refuse("--settings-from and --confirm exclude each other: confirming builds commits with their perfgate.yml; pass --config instead")
+	}
+	if *settingsFrom != "" {
+		if clash := explicitFlags(fs, "config", "alpha", "min-step", "min-segment", "budget"); len(clash) > 0 {
+			return refuse("--settings-from gives the config name and settings; drop --%s", strings.Join(clash, " and --"))
+		}
 	}
 	if u, err := url.Parse(*server); err != nil || u.Scheme != "https" || u.Host == "" || u.Path != "" || u.RawQuery != "" {
 		return refuse("--server-url %q is not an https:// server URL like https://github.com", *server)
 	}
-	cfg, err := config.Load(*configPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "perfgate trend: %v\n", err)
-		return exitConfig
+	configName := history.ConfigNameIn(*configPath, *src)
+	if *settingsFrom != "" {
+		var err error
+		if configName, settings, err = trend.SettingsFrom(*settingsFrom); err != nil {
+			return refuse("--settings-from: %v", err)
+		}
+	} else {
+		cfg, err := config.Load(*configPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "perfgate trend: %v\n", err)
+			return exitConfig
+		}
+		settings.Gate = cfg.Gate
 	}
 	o := trend.Options{
-		HistoryDir: *dir, Config: history.ConfigNameIn(*configPath, *src), Out: *out, Gate: cfg.Gate, Stderr: stderr,
-		Settings: trend.Settings{Alpha: *alpha, MinMagnitude: *minStep, MinSegment: *minSegment, Budget: *budget},
-		Links:    trend.Links{Server: *server, Repository: *repository, RunID: *runID, Artifact: *artifact},
+		HistoryDir: *dir, Config: configName, Out: *out, Settings: settings, Stderr: stderr,
+		Links: trend.Links{Server: *server, Repository: *repository, RunID: *runID, Artifact: *artifact},
 	}
 	if *confirm {
 		o.Checkout = &trend.Checkout{Src: *src, ConfigPath: *configPath, Target: target, Targets: targets, Stderr: stderr}
@@ -115,4 +128,15 @@ func titleSuffix(title string) string {
 		return ""
 	}
 	return ": " + title
+}
+
+// explicitFlags lists which of names were set on the command line.
+func explicitFlags(fs *flag.FlagSet, names ...string) []string {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) {
+			set = append(set, f.Name)
+		}
+	})
+	return set
 }

@@ -25,12 +25,16 @@ func TestTrendFlagErrors(t *testing.T) {
 		{[]string{"--config", cfg}, "--history is missing"},
 		{[]string{"--config", cfg, "--history", dir, "--alpha", "0.7"}, "--alpha 0.7 is not a significance level"},
 		{[]string{"--config", cfg, "--history", dir, "--min-step", "5"}, "--min-step 5 is not a fraction"},
-		{[]string{"--config", cfg, "--history", dir, "--min-segment", "1"}, "--min-segment 1 is too small"},
+		{[]string{"--config", cfg, "--history", dir, "--min-segment", "1"}, "--min-segment 1 is out of range"},
 		{[]string{"--config", cfg, "--history", dir, "--budget", "-1"}, "--budget -1 is negative"},
 		{[]string{"--config", cfg, "--history", dir, "--repository", "a/b/c"}, `--repository "a/b/c" is not owner/name`},
 		{[]string{"--config", cfg, "--history", dir, "--artifact-name", "x;rm"}, `--artifact-name "x;rm" is not an artifact name`},
 		{[]string{"--config", cfg, "--history", dir, "--server-url", "javascript:alert(1)"}, `--server-url "javascript:alert(1)" is not an https:// server URL`},
 		{[]string{"--config", filepath.Join(dir, "absent.yml"), "--history", dir}, "absent.yml"},
+		{[]string{"--settings-from", filepath.Join(dir, "trend.json"), "--history", dir, "--confirm"}, "--settings-from and --confirm exclude each other"},
+		{[]string{"--settings-from", filepath.Join(dir, "trend.json"), "--history", dir, "--config", cfg}, "drop --config"},
+		{[]string{"--settings-from", filepath.Join(dir, "trend.json"), "--history", dir, "--alpha", "0.01"}, "drop --alpha"},
+		{[]string{"--settings-from", filepath.Join(dir, "absent.json"), "--history", dir}, "--settings-from: open"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"trend", "--out", filepath.Join(t.TempDir(), "trend")}, tc.args...), &stdout, &stderr)

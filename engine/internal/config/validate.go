@@ -85,21 +85,8 @@ func (d *diagnostics) validate(c *Config) {
 		d.fail("profile_rounds", strconv.Itoa(c.ProfileRounds), Error{Problem: "is out of range", Want: profileRoundsWant})
 	}
 
+	d.validateGate(c.Gate)
 	const positive, zeroOff = "a percentage above 0% and at most 100%", "a percentage from 0% to 100%"
-	d.share("gate.cpu", c.Gate.CPU, false, positive)
-	d.share("gate.allocs", c.Gate.Allocs, false, positive)
-	d.share("gate.bytes", c.Gate.Bytes, false, positive)
-	d.share("gate.errors", c.Gate.Errors, true, zeroOff+"; 0% fails on any significant new errors")
-	d.share("gate.latency", c.Gate.Latency, true, zeroOff+"; 0% means latency does not gate")
-	if c.Gate.Goroutines < 0 {
-		d.fail("gate.goroutines", strconv.FormatFloat(c.Gate.Goroutines, 'g', -1, 64), Error{Problem: "must not be negative", Want: goroutinesWant})
-	}
-	if c.Gate.Heap < 0 {
-		d.fail("gate.heap", c.Gate.Heap.String(), Error{Problem: "must not be negative", Want: heapWant})
-	}
-	if !(c.Gate.Alpha > 0 && c.Gate.Alpha <= 0.5) {
-		d.fail("gate.alpha", strconv.FormatFloat(c.Gate.Alpha, 'g', -1, 64), Error{Problem: "is out of range", Want: alphaWant})
-	}
 	d.share("validity.min_rate", c.Validity.MinRate, false, positive+", like 99%")
 	d.share("validity.max_errors", c.Validity.MaxErrors, true, zeroOff+", like 1%")
 	if c.Validity.MinCPUSamples < 0 {
@@ -343,5 +330,33 @@ func (d *diagnostics) validateProfiles(profiles []string) {
 			continue
 		}
 		seen[p] = i
+	}
+}
+
+// ValidateGate checks gate thresholds that come from elsewhere than a
+// perfgate.yml (a trend.json another job wrote), with perfgate.yml's
+// rules; source names where they came from in the error.
+func ValidateGate(source string, g Gate) error {
+	d := newDiagnostics(source)
+	d.validateGate(g)
+	return d.err()
+}
+
+// validateGate checks the gate: section's thresholds.
+func (d *diagnostics) validateGate(g Gate) {
+	const positive, zeroOff = "a percentage above 0% and at most 100%", "a percentage from 0% to 100%"
+	d.share("gate.cpu", g.CPU, false, positive)
+	d.share("gate.allocs", g.Allocs, false, positive)
+	d.share("gate.bytes", g.Bytes, false, positive)
+	d.share("gate.errors", g.Errors, true, zeroOff+"; 0% fails on any significant new errors")
+	d.share("gate.latency", g.Latency, true, zeroOff+"; 0% means latency does not gate")
+	if g.Goroutines < 0 {
+		d.fail("gate.goroutines", strconv.FormatFloat(g.Goroutines, 'g', -1, 64), Error{Problem: "must not be negative", Want: goroutinesWant})
+	}
+	if g.Heap < 0 {
+		d.fail("gate.heap", g.Heap.String(), Error{Problem: "must not be negative", Want: heapWant})
+	}
+	if !(g.Alpha > 0 && g.Alpha <= 0.5) {
+		d.fail("gate.alpha", strconv.FormatFloat(g.Alpha, 'g', -1, 64), Error{Problem: "is out of range", Want: alphaWant})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // Schema is the version of trend.json; its compatibility rules are
@@ -54,6 +55,10 @@ type Settings struct {
 	MinSegment   int     `json:"min_segment"`
 	Confirm      bool    `json:"confirm"`
 	Budget       int     `json:"budget"`
+	// Gate holds the config's thresholds, the smallest step of absolute
+	// metrics (errors, goroutines, heap); it is here so that a job that
+	// reads no perfgate.yml (mode publish) finds the same steps.
+	Gate report.Gate `json:"gate"`
 }
 
 // Series is one metric's entries measured on one machine (or on any, for

@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 
 	"github.com/perfgate/perfgate/engine/internal/changepoint"
-	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/metric"
 )
 
@@ -18,8 +17,8 @@ const (
 // findSteps runs change-point detection on each series' medians. Relative
 // metrics are searched on their logarithm with s.MinMagnitude as the
 // smallest step; absolute ones (errors, goroutines, heap) with their gate
-// threshold as the smallest step, in their unit.
-func findSteps(series []Series, s Settings, gate config.Gate) []string {
+// threshold (s.Gate) as the smallest step, in their unit.
+func findSteps(series []Series, s Settings) []string {
 	var warnings []string
 	for i := range series {
 		sr := &series[i]
@@ -34,7 +33,7 @@ func findSteps(series []Series, s Settings, gate config.Gate) []string {
 		o := changepoint.Options{Alpha: s.Alpha, MinSegment: s.MinSegment, Relative: m.Scale == metric.Relative, Seed: seedOf(sr)}
 		o.MinMagnitude = s.MinMagnitude
 		if !o.Relative {
-			o.MinMagnitude = m.Threshold(gate)
+			o.MinMagnitude = m.Threshold(s.Gate)
 		}
 		changes, err := changepoint.Detect(xs, o)
 		if err != nil {

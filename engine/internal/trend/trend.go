@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/history"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -29,9 +28,7 @@ type Options struct {
 	// Config is the history file's name (history.ConfigName).
 	Config string
 	Out    string
-	// Gate holds the thresholds that are the smallest step of absolute
-	// metrics (errors, goroutines, heap).
-	Gate     config.Gate
+	// Settings are the detection's; their Gate comes from the config.
 	Settings Settings
 	// Checkout builds and gates the commits of new steps (a Checkout);
 	// nil (no --confirm) leaves steps unchecked.
@@ -84,7 +81,7 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 		}
 	}
 	t.Series = buildSeries(file.Entries)
-	t.Warnings = append(t.Warnings, findSteps(t.Series, t.Settings, o.Gate)...)
+	t.Warnings = append(t.Warnings, findSteps(t.Series, t.Settings)...)
 
 	// The newest attempt at each step's confirmation, and how many there
 	// were: a failed one (a gate that could not run) is tried again on
