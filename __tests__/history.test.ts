@@ -11,7 +11,8 @@ vi.mock('@actions/core', () => import('./support/core-fake.js'))
 
 const { openHistory, recordFlags, saveHistory } = await import('../src/history.js')
 const { getInputs } = await import('../src/inputs.js')
-const { parseTrend, updateTrendIssue } = await import('../src/trend.js')
+const { parseTrend } = await import('../src/trend.js')
+const { updateTrendIssue } = await import('../src/publish.js')
 const { trendMarker } = await import('../src/trend-issue.js')
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-history-'))

@@ -74,7 +74,7 @@ describe('getInputs', () => {
   })
 
   it.each([
-    ['mode', 'bench', `Invalid 'mode': "bench". Expected one of gate, record, trend, comment.`],
+    ['mode', 'bench', `Invalid 'mode': "bench". Expected one of gate, record, trend, comment, publish.`],
     ['history-branch', '--orphan', `Invalid 'history-branch': "--orphan". Expected a branch name such as perfgate-data.`],
     ['history-branch', 'a..b', `Invalid 'history-branch': "a..b".`],
     ['history-branch', 'data.lock', `Invalid 'history-branch': "data.lock".`],

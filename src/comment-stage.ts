@@ -13,7 +13,8 @@ import { readVerdict, type Verdict } from './perfgate.js'
 import { linkedReport, renderReport, reportArgs, type ReportLinks } from './report-links.js'
 import { createOctokit, type Octokit } from './octokit.js'
 import { writeSummary } from './summary.js'
-import { checkListedSize, extractReport, UntrustedArtifactError } from './untrusted-results.js'
+import { downloadNewestAttempt } from './run-artifact.js'
+import { extractReport, UntrustedArtifactError } from './untrusted-results.js'
 
 /**
  * runCommentStage is mode comment, the second stage of the fork-safe setup
@@ -173,10 +174,7 @@ export async function findPullRequest(octokit: Octokit, owner: string, repo: str
   return pull ? { number: pull.number, baseSha: pull.base.sha } : undefined
 }
 
-/**
- * downloadReport finds the newest attempt's results artifact of the run,
- * checks its size before downloading, and extracts report.json alone.
- */
+/** downloadReport downloads the newest attempt's results artifact of the run and extracts report.json alone. */
 async function downloadReport(
   octokit: Octokit,
   owner: string,
@@ -184,20 +182,11 @@ async function downloadReport(
   runId: number,
   baseName: string,
 ): Promise<{ id: number; name: string; report: Uint8Array }> {
-  const artifacts = await octokit.paginate(octokit.rest.actions.listWorkflowRunArtifacts, { owner, repo, run_id: runId, per_page: 100 })
-  const prefix = `${baseName}-attempt-`
-  const candidates = artifacts
-    .filter((a) => a.name.startsWith(prefix) && /^\d+$/.test(a.name.slice(prefix.length)) && !a.expired)
-    .sort((a, b) => Number(b.name.slice(prefix.length)) - Number(a.name.slice(prefix.length)))
-  const artifact = candidates[0]
+  const artifact = await downloadNewestAttempt(octokit, { owner, repo, runId }, baseName)
   if (!artifact) {
     throw new UserError(
-      `run ${runId} has no artifact named ${prefix}N; did its perfgate step (mode gate) run and upload with artifact-name ${JSON.stringify(baseName)}?`,
+      `run ${runId} has no artifact named ${baseName}-attempt-N; did its perfgate step (mode gate) run and upload with artifact-name ${JSON.stringify(baseName)}?`,
     )
   }
-  checkListedSize(artifact.name, artifact.size_in_bytes)
-  const { data } = await octokit.rest.actions.downloadArtifact({ owner, repo, artifact_id: artifact.id, archive_format: 'zip' })
-  const zip = new Uint8Array(data as ArrayBuffer)
-  core.info(`downloaded ${artifact.name} (${zip.byteLength} bytes)`)
-  return { id: artifact.id, name: artifact.name, report: extractReport(zip) }
+  return { id: artifact.id, name: artifact.name, report: extractReport(artifact.zip) }
 }

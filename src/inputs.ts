@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { TARGETS } from './engine-facts.js'
 import { UserError } from './errors.js'
 
-export const MODES = ['gate', 'record', 'trend', 'comment'] as const
+export const MODES = ['gate', 'record', 'trend', 'comment', 'publish'] as const
 export const COMMENT_POLICIES = ['auto', 'always', 'never', 'on-regression'] as const
 export const FAIL_ON = ['regression', 'inconclusive', 'never'] as const
 

@@ -2,7 +2,6 @@ import * as core from '@actions/core'
 import * as github from '@actions/github'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
-import * as os from 'node:os'
 import * as path from 'node:path'
 import { acceptRegression } from './accept-label.js'
 import { annotateReport } from './annotations.js'
@@ -15,7 +14,7 @@ import { buildOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import { describeEvent, type EventInfo } from './event.js'
 import { gitIn, mergeBase, resolveRevision, type BaseRevision } from './git-base.js'
-import { addHistoryFlag, openHistory, recordFlags, saveHistory } from './history.js'
+import { addHistoryFlag, openHistory, recordFlags } from './history.js'
 import { getInputs, type Inputs } from './inputs.js'
 import { keepResults } from './keep-results.js'
 import { refuseUnsafeEvent } from './refuse.js'
@@ -23,6 +22,8 @@ import { linkedReport, linksOfThisRun } from './report-links.js'
 import { escapeMarkdown } from './markdown.js'
 import { createOctokit } from './octokit.js'
 import { readVerdict, runPerfgate, type Verdict } from './perfgate.js'
+import { resultsDir as resultsDirFor } from './paths.js'
+import { runPublish } from './publish.js'
 import { runTrend } from './trend.js'
 import * as state from './state.js'
 import { writeSummary } from './summary.js'
@@ -44,6 +45,9 @@ export async function run(): Promise<void> {
       case 'comment':
         await runCommentStage(inputs, event)
         break
+      case 'publish':
+        await runPublish(inputs, event)
+        break
     }
   } catch (error) {
     core.setFailed(getErrorMessage(error))
@@ -59,7 +63,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   // "reproduce locally" line then works in a user's checkout too.
   const config = path.relative(workdir, path.resolve(workspace, inputs.config)) || inputs.config
   const marker = commentMarker(inputs.workingDirectory, inputs.config)
-  const resultsDir = path.join(process.env.RUNNER_TEMP || os.tmpdir(), `perfgate-${Buffer.from(marker).toString('hex').slice(-24)}`)
+  const resultsDir = resultsDirFor('results', marker)
   await rm(resultsDir, { recursive: true, force: true })
   await mkdir(resultsDir, { recursive: true })
   const name = artifactName(inputs.artifactName)
@@ -105,16 +109,11 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
 
   // The data is kept before anything is decided.
   const kept = await keepResults(name, resultsDir)
-  const historyError =
-    inputs.mode === 'record'
-      ? await saveHistory(
-          inputs,
-          history,
-          path.join(resultsDir, 'history-entry.json'),
-          engine.path,
-          `perfgate: record ${event.sha.slice(0, 12)} (${config}) from run ${process.env.GITHUB_RUN_ID ?? 'local'}`,
-        )
-      : ''
+  if (inputs.mode === 'record' && history?.branch) {
+    core.info(
+      `history: tonight's entry is history-entry.json in artifact ${name}; mode publish adds it to branch ${history.branch.where.branch} (this job's token only reads)`,
+    )
+  }
   const outcome =
     'none' in base && inputs.mode === 'gate'
       ? { verdict: 'no-baseline' as Verdict, reason: base.none }
@@ -163,7 +162,6 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   await core.group('Write the pull request comment', () => comment(inputs, event, marker, markdown, outcome.verdict))
 
   if (kept.error) throw new Error(kept.error)
-  if (historyError) throw new Error(historyError)
   const failure = failureFor(outcome.verdict, outcome.reason, inputs.failOn, acceptance)
   if (failure) core.setFailed(failure)
 }

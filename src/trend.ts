@@ -1,23 +1,21 @@
 import * as core from '@actions/core'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm } from 'node:fs/promises'
-import * as os from 'node:os'
 import * as path from 'node:path'
 import { artifactName } from './artifact.js'
 import { commentMarker } from './comment.js'
+import { resultsDir } from './paths.js'
 import { buildOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import type { EventInfo } from './event.js'
-import { openHistory, saveHistory } from './history.js'
-import { status } from './history-branch.js'
+import { addRecords, openHistory } from './history.js'
 import type { Inputs } from './inputs.js'
 import { keepResults } from './keep-results.js'
-import { createOctokit } from './octokit.js'
 import { runPerfgate } from './perfgate.js'
 import { refuseUnsafeEvent } from './refuse.js'
 import * as state from './state.js'
 import { writeSummary } from './summary.js'
-import { raiseAlarm, type AlarmState } from './trend-issue.js'
+import type { AlarmState } from './trend-issue.js'
 
 /** The trend.json schema this action reads. */
 export const TREND_SCHEMA = 1
@@ -54,12 +52,15 @@ export function parseTrend(text: string): TrendResult {
 }
 
 /**
- * runTrend is mode trend, the nightly job after record: it reads the
- * history, lets the engine find change points and confirm them with
- * paired gates of the commits on both sides (which builds older commits
- * of the checkout: fetch-depth 0), shows the trend in the job summary,
- * uploads the trend page, writes the confirmations back to the history
- * and raises, updates or closes the config's issue.
+ * runTrend is mode trend, the nightly's step after record in the same
+ * job, which holds contents: read and no more: it reads the history (with
+ * the entry the record step before it made, not yet on the branch), lets
+ * the engine find change points and confirm them with paired gates of
+ * the commits on both sides (which builds older commits of the checkout:
+ * fetch-depth 0), shows the trend in the job summary and uploads the
+ * trend artifact. It writes nothing: mode publish, in a job that runs no
+ * repository code, adds the confirmations to the history and brings the
+ * config's issue in step. A directory history is written in place.
  */
 export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> {
   refuseUnsafeEvent(inputs, event)
@@ -67,7 +68,7 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
   const workdir = path.resolve(workspace, inputs.workingDirectory)
   const config = path.relative(workdir, path.resolve(workspace, inputs.config)) || inputs.config
   const marker = commentMarker(inputs.workingDirectory, inputs.config)
-  const trendDir = path.join(process.env.RUNNER_TEMP || os.tmpdir(), `perfgate-trend-${Buffer.from(marker).toString('hex').slice(-24)}`)
+  const trendDir = resultsDir('trend', marker)
   await rm(trendDir, { recursive: true, force: true })
   await mkdir(trendDir, { recursive: true })
   const name = artifactName(`${inputs.artifactName}-trend`)
@@ -76,6 +77,7 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
 
   const engine = await buildOwnEngine()
   const history = await openHistory(inputs, event, 'trend')
+  if (history.branch) await addTonightsEntry(engine.path, history.dir, path.join(resultsDir('results', marker), 'history-entry.json'), event)
   const args = ['trend', '--config', config, '--src', workdir, '--history', history.dir, '--out', trendDir, ...linkFlags(event, name)]
   if (inputs.confirm) args.push('--confirm', '--budget', String(inputs.confirmBudget))
   if (inputs.target) args.push('--target', inputs.target)
@@ -94,17 +96,37 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
   core.setOutput('trend-json', trendJson)
   const trend = parseTrend(await readFile(trendJson, 'utf8'))
   core.setOutput('alarm', trend.alarm.state)
-
-  const historyError = await saveHistory(
-    inputs,
-    history,
-    path.join(trendDir, 'history-records.jsonl'),
-    engine.path,
-    `perfgate: trend confirmations (${trend.config}) from run ${process.env.GITHUB_RUN_ID ?? 'local'}`,
-  )
-  await updateTrendIssue(inputs, event, trend, path.join(trendDir, 'alarm.md'))
+  if (history.branch) {
+    core.info(
+      `history and trend issue: the confirmations are history-records.jsonl in artifact ${name}; mode publish adds them to branch ${history.branch.where.branch} and brings the issue in step (alarm ${trend.alarm.state})`,
+    )
+  }
   if (uploadError) throw new Error(uploadError)
-  if (historyError) throw new Error(historyError)
+}
+
+/**
+ * addTonightsEntry adds the entry the record step of this job made to the
+ * history the trend reads: the data branch gets it only later, from mode
+ * publish. An entry of another commit (a runner that kept RUNNER_TEMP
+ * from an earlier job) is left out.
+ */
+async function addTonightsEntry(engine: string, historyDir: string, entryFile: string, event: EventInfo): Promise<void> {
+  if (!existsSync(entryFile)) {
+    core.info(`history: no record step ran before this one in this job (no ${entryFile}); the trend reads the branch as it is`)
+    return
+  }
+  let commit = ''
+  try {
+    commit = String((JSON.parse(await readFile(entryFile, 'utf8')) as { commit?: unknown }).commit ?? '')
+  } catch {
+    // The engine says what is wrong with it below, or it is left out.
+  }
+  if (commit !== event.sha) {
+    core.warning(`history: ${entryFile} is of commit ${commit.slice(0, 40) || '(none)'}, not ${event.sha}; the trend reads the branch without it`)
+    return
+  }
+  await addRecords(engine, historyDir, entryFile)
+  core.info(`history: tonight's entry (${commit.slice(0, 12)}) from the record step added to the history the trend reads`)
 }
 
 /**
@@ -119,39 +141,4 @@ export function linkFlags(event: EventInfo, artifact: string): string[] {
   const server = process.env.GITHUB_SERVER_URL ?? ''
   if (/^https:\/\/[A-Za-z0-9.-]+(:[0-9]+)?$/.test(server)) flags.push('--server-url', server)
   return flags
-}
-
-/** updateTrendIssue brings the config's issue in step with the trend; a token that may not write issues only warns. */
-export async function updateTrendIssue(inputs: Inputs, event: EventInfo, trend: TrendResult, alarmFile: string): Promise<void> {
-  if (trend.alarm.state === 'none') {
-    core.info('trend issue: nothing to do (no confirmed step changed)')
-    return
-  }
-  if (trend.alarm.state === 'open' && !existsSync(alarmFile)) {
-    throw new Error(`trend.json raises an alarm but the engine wrote no ${path.basename(alarmFile)}; see the log above`)
-  }
-  const body = trend.alarm.state === 'open' ? await readFile(alarmFile, 'utf8') : ''
-  const runId = process.env.GITHUB_RUN_ID ?? ''
-  const runUrl = runId ? `${process.env.GITHUB_SERVER_URL || 'https://github.com'}/${event.owner}/${event.repo}/actions/runs/${runId}` : ''
-  try {
-    const outcome = await core.group('Update the trend issue', () =>
-      raiseAlarm(
-        createOctokit(inputs.token),
-        { owner: event.owner, repo: event.repo },
-        { config: trend.config, ...trend.alarm, body },
-        runUrl,
-      ),
-    )
-    if (outcome.action === 'none') {
-      core.info(`trend issue: ${outcome.reason}`)
-      return
-    }
-    core.setOutput('issue-number', String(outcome.number))
-    core.info(`trend issue #${outcome.number} ${outcome.action}`)
-  } catch (error) {
-    if (status(error) !== 403) throw error
-    core.warning(
-      `Writing the trend issue was refused (403: ${getErrorMessage(error)}). Give this job \`permissions: issues: write\`. The trend is in the job summary and the artifact.`,
-    )
-  }
 }

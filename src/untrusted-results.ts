@@ -2,10 +2,12 @@ import { unzipSync } from 'fflate'
 
 /**
  * The second stage of the fork-safe setup reads an artifact that a fork's
- * code could have written. These limits and checks treat it as hostile:
- * only report.json is extracted (nothing is written under a name taken
- * from the archive), sizes are capped before anything is inflated, and any
- * entry that tries to escape the directory rejects the whole artifact.
+ * code could have written, and mode publish one written by a job that ran
+ * the repository's code. These limits and checks treat it as hostile:
+ * only the named files are extracted (nothing is written under a name
+ * taken from the archive), sizes are capped before anything is inflated,
+ * and any entry that tries to escape the directory rejects the whole
+ * artifact.
  */
 
 /** MAX_ARTIFACT_BYTES caps the artifact's (compressed) size as listed and as downloaded. */
@@ -37,23 +39,24 @@ export function unsafeEntryName(name: string): string {
 }
 
 /**
- * extractReport returns report.json's bytes from the artifact's zip, after
- * checking every entry's name and report.json's declared size. The output
- * buffer is the declared size, so a lying size cannot inflate past it.
+ * extractFiles returns the named top-level files of the artifact's zip,
+ * each capped at its limit, after checking every entry's name and each
+ * wanted file's declared size. Each output buffer is the declared size,
+ * so a lying size cannot inflate past it. A wanted file that is absent is
+ * absent from the result.
  */
-export function extractReport(zip: Uint8Array): Uint8Array {
+export function extractFiles(zip: Uint8Array, limits: Readonly<Record<string, number>>): Record<string, Uint8Array> {
   if (zip.byteLength > MAX_ARTIFACT_BYTES) {
     throw new UntrustedArtifactError(`the download is ${zip.byteLength} bytes; the limit is ${MAX_ARTIFACT_BYTES} bytes`)
   }
-  let files: Record<string, Uint8Array>
   try {
-    files = unzipSync(zip, {
+    return unzipSync(zip, {
       filter: (file) => {
         const why = unsafeEntryName(file.name)
         if (why) throw new UntrustedArtifactError(`entry ${JSON.stringify(file.name.slice(0, 200))} ${why}`)
-        if (file.name !== 'report.json') return false
-        if (file.originalSize > MAX_REPORT_BYTES) {
-          throw new UntrustedArtifactError(`report.json claims ${file.originalSize} bytes; the limit is ${MAX_REPORT_BYTES} bytes`)
+        if (!Object.hasOwn(limits, file.name)) return false
+        if (file.originalSize > limits[file.name]) {
+          throw new UntrustedArtifactError(`${file.name} claims ${file.originalSize} bytes; the limit is ${limits[file.name]} bytes`)
         }
         return true
       },
@@ -62,7 +65,11 @@ export function extractReport(zip: Uint8Array): Uint8Array {
     if (error instanceof UntrustedArtifactError) throw error
     throw new UntrustedArtifactError(`it is not a readable zip archive (${(error as Error).message})`)
   }
-  const report = files['report.json']
+}
+
+/** extractReport returns report.json's bytes from the artifact's zip (see extractFiles). */
+export function extractReport(zip: Uint8Array): Uint8Array {
+  const report = extractFiles(zip, { 'report.json': MAX_REPORT_BYTES })['report.json']
   if (!report) throw new UntrustedArtifactError('it has no report.json at its top level')
   return report
 }
