@@ -53,7 +53,8 @@ export async function runPublish(inputs: Inputs, event: EventInfo): Promise<void
     )
   }
   const runId = Number(process.env.GITHUB_RUN_ID)
-  if (!Number.isSafeInteger(runId) || runId <= 0) throw new Error(`GITHUB_RUN_ID is ${JSON.stringify(process.env.GITHUB_RUN_ID)}: not a workflow run`)
+  if (!Number.isSafeInteger(runId) || runId <= 0)
+    throw new Error(`GITHUB_RUN_ID is ${JSON.stringify(process.env.GITHUB_RUN_ID)}: not a workflow run`)
   const attempt = Number(process.env.GITHUB_RUN_ATTEMPT) || 1
   const octokit = createOctokit(inputs.token)
   const run = { owner: event.owner, repo: event.repo, runId }

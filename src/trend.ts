@@ -77,7 +77,8 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
 
   const engine = await buildOwnEngine()
   const history = await openHistory(inputs, event, 'trend')
-  if (history.branch) await addTonightsEntry(engine.path, history.dir, path.join(resultsDir('results', marker), 'history-entry.json'), event)
+  if (history.branch)
+    await addTonightsEntry(engine.path, history.dir, path.join(resultsDir('results', marker), 'history-entry.json'), event)
   const args = ['trend', '--config', config, '--src', workdir, '--history', history.dir, '--out', trendDir, ...linkFlags(event, name)]
   if (inputs.confirm) args.push('--confirm', '--budget', String(inputs.confirmBudget))
   if (inputs.target) args.push('--target', inputs.target)
@@ -122,7 +123,9 @@ async function addTonightsEntry(engine: string, historyDir: string, entryFile: s
     // The engine says what is wrong with it below, or it is left out.
   }
   if (commit !== event.sha) {
-    core.warning(`history: ${entryFile} is of commit ${commit.slice(0, 40) || '(none)'}, not ${event.sha}; the trend reads the branch without it`)
+    core.warning(
+      `history: ${entryFile} is of commit ${commit.slice(0, 40) || '(none)'}, not ${event.sha}; the trend reads the branch without it`,
+    )
     return
   }
   await addRecords(engine, historyDir, entryFile)

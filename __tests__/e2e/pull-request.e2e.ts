@@ -12,6 +12,7 @@ import {
   confinable,
   e2eExperiment,
   layout,
+  listArtifacts,
   runAction as runActionIn,
   type Scenario,
 } from '../support/local-action.js'
@@ -161,19 +162,35 @@ describe('the action where it must not comment or cannot compare', () => {
     expect(summary).toContain('push event has no pull request to compare with')
   })
 
-  it('in mode record on a schedule: measures the checkout alone and keeps it', async () => {
-    const { output, artifacts, summary } = await runAction({
+  it('in mode record on a schedule: measures the checkout alone and keeps it; mode publish adds it to the history', async () => {
+    const recorded = await runAction({
       name: 'nightly',
       event: 'schedule',
       payload: { schedule: '0 3 * * *' },
       inputs: { mode: 'record' },
       ref: 'main',
     })
+    const { output, artifacts, summary } = recorded
     expect(output).toMatch(/verdict[^\n]*pass/)
     expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
     expect(summary).toContain('perfgate: recorded main')
-    // The entry went to the history on the data branch, created as an
-    // orphan branch by this first recording.
+    // The measuring job's token only reads: the entry waits in the artifact.
+    expect(gh.git.files('perfgate-data')).toBeUndefined()
+    expect(output).toMatch(/mode publish adds it to branch perfgate-data/)
+
+    // The publish job checks out nothing and adds the entry from the
+    // artifact to the data branch, created as an orphan by this first one.
+    listArtifacts(gh, [recorded])
+    const published = await runAction({
+      name: 'nightly-publish',
+      event: 'schedule',
+      payload: { schedule: '0 3 * * *' },
+      inputs: { mode: 'publish' },
+      ref: 'main',
+    })
+    expect(published.output, published.output.slice(-3000)).not.toMatch(/::error|Failed/)
+    expect(published.output).toMatch(/built fresh for this step/)
+    expect(published.artifacts).toEqual([])
     const files = gh.git.files('perfgate-data') ?? {}
     expect(Object.keys(files).sort()).toEqual(['README.md', 'history/perfgate.jsonl'])
     const entries = files['history/perfgate.jsonl']

@@ -1,14 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeGitHub } from '../support/fake-github.js'
 import { git } from '../support/git.js'
-import { actionRoot, e2eExperiment, runAction, type ActionResult } from '../support/local-action.js'
+import { actionRoot, e2eExperiment, listArtifacts, runAction, type ActionResult } from '../support/local-action.js'
 import { buildTrendRepo, trendRepo } from '../support/trend-repo.js'
 
-// Mode trend through the real action (@github/local-action), as the nightly
-// workflow runs it: in a monorepo (the service in services/api, the config
+// Mode trend and mode publish through the real action
+// (@github/local-action), as the nightly workflow runs them: trend in the
+// job that checks out and runs the code with a token that only reads,
+// publish in a job that checks out nothing and holds the write scopes,
+// taking trend's artifact. In a monorepo (the service in services/api, the config
 // named relative to the workspace), with a history on the data branch of
 // the fake API. The history was recorded by real `perfgate run`s of the
 // trend repository's commits (testdata/record-trend-history.ts) and is
@@ -85,7 +88,35 @@ function checkout(name: string, night: number, shallow: boolean): string {
   return workspace
 }
 
-async function trend(name: string, night: number, shallow = false): Promise<ActionResult> {
+/** nightly runs mode trend on night's checkout, then mode publish from its artifact, and returns both. */
+async function nightly(name: string, night: number, shallow = false): Promise<{ trend: ActionResult; publish: ActionResult }> {
+  const issuesBefore = JSON.stringify(gh.issues)
+  const historyBefore = gh.git.files('perfgate-data')?.['history/perfgate.jsonl']
+  const trend = await trendOn(name, night, shallow)
+  expect(trend.output, trend.output.slice(-3000)).not.toMatch(/::error/)
+  // Its token only reads: the trend job writes neither the history nor the issue.
+  expect(gh.git.files('perfgate-data')?.['history/perfgate.jsonl']).toBe(historyBefore)
+  expect(JSON.stringify(gh.issues)).toBe(issuesBefore)
+  expect(trend.artifacts).toEqual(['perfgate-results-trend-attempt-1.zip'])
+  listArtifacts(gh, [trend])
+  // The publish job's workspace is empty: it checks out nothing.
+  mkdirSync(path.join(tmp, `${name}-publish-empty`))
+  const publish = await runAction(
+    { tmp, gh, workspace: path.join(tmp, `${name}-publish-empty`), sha: shas[night] },
+    {
+      name: `${name}-publish`,
+      event: 'schedule',
+      payload: { schedule: '17 3 * * *' },
+      ref: 'main',
+      inputs: { mode: 'publish' },
+    },
+  )
+  expect(publish.output, publish.output.slice(-3000)).not.toMatch(/::error/)
+  expect(publish.output).toMatch(/built fresh for this step/)
+  return { trend, publish }
+}
+
+async function trendOn(name: string, night: number, shallow: boolean): Promise<ActionResult> {
   const workspace = checkout(name, night, shallow)
   return runAction(
     { tmp, gh, workspace, sha: shas[night] },
@@ -118,8 +149,8 @@ function confirmations(): ConfirmationLine[] {
 describe('mode trend on the nightly history', () => {
   it('on a shallow checkout: finds the step, says it cannot confirm it, and opens no issue', async () => {
     addNights(0, trendRepo.revertedAt)
-    const { output, summary } = await trend('shallow', trendRepo.revertedAt - 1, true)
-    expect(output, output.slice(-3000)).not.toMatch(/::error/)
+    const { trend, publish } = await nightly('shallow', trendRepo.revertedAt - 1, true)
+    const { summary } = trend
     expect(summary).toContain('perfgate trend: perfgate')
     // The summary's Markdown escapes punctuation in reasons: read it without the backslashes.
     expect(summary.replaceAll('\\', '')).toMatch(/allocs[^\n]*could not be checked: [^\n]*fetch-depth: 0/)
@@ -127,12 +158,13 @@ describe('mode trend on the nightly history', () => {
     expect(allocs).toHaveLength(1)
     expect(allocs[0].status).toBe('failed')
     expect(gh.issues).toEqual([])
+    expect(publish.output).toMatch(/trend issue: nothing to do/)
     expect(gh.problems).toEqual([])
   })
 
   it('on a full checkout: tries the step again, confirms it with a real paired gate and opens the issue naming the planted commit', async () => {
-    const { output, summary } = await trend('regressed', trendRepo.revertedAt - 1)
-    expect(output, output.slice(-3000)).not.toMatch(/::error/)
+    const { trend, publish } = await nightly('regressed', trendRepo.revertedAt - 1)
+    const { output, summary } = trend
     expect(output).toMatch(/paired gate [0-9a-f]{7} \(base\) vs [0-9a-f]{7} \(head\)/)
     const planted = shas[trendRepo.plantedAt]
     expect(summary).toMatch(
@@ -149,6 +181,9 @@ describe('mode trend on the nightly history', () => {
     expect(issue.body.split('\n')[0]).toBe('<!-- perfgate-trend: perfgate -->')
     expect(issue.body).toContain(`https://github.com/acme/shop/commit/${planted}`)
     expect(issue.title).toMatch(/perfgate: .*regress/)
+    // The issue's links name the trend job's artifact, which holds the confirming gate's files.
+    expect(issue.body).toContain('perfgate-results-trend-attempt-1')
+    expect(publish.output).toMatch(/trend issue #\d+ created/)
     expect(gh.problems).toEqual([])
   })
 })

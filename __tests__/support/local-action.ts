@@ -155,3 +155,22 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
   })
   return { output, artifacts: readdirSync(path.join(run, 'artifacts')), summary: readFileSync(summary, 'utf8'), dir: run }
 }
+
+/**
+ * listArtifacts makes what earlier scenarios uploaded the artifacts of the
+ * fake API's run 4242 (every scenario's GITHUB_RUN_ID), as GitHub lists
+ * the artifacts of a run's earlier jobs to a later one: mode publish
+ * downloads them from there.
+ */
+export function listArtifacts(gh: FakeGitHub, uploaders: ActionResult[]): void {
+  let id = 900
+  gh.artifacts.set(
+    4242,
+    uploaders.flatMap((r) =>
+      r.artifacts.map((file) => {
+        const zip = new Uint8Array(readFileSync(path.join(r.dir, 'artifacts', file)))
+        return { id: id++, name: file.replace(/\.zip$/, ''), sizeInBytes: zip.byteLength, zip }
+      }),
+    ),
+  )
+}
