@@ -46,7 +46,7 @@ export function runsRepositoryCode(job: Job): string {
     if (step.run !== undefined) return `step ${i + 1} runs a shell command`
     if (uses.startsWith('actions/checkout@')) return `step ${i + 1} checks out the repository`
     if (uses.startsWith('perfgate/perfgate@')) {
-      const mode = String(step.with?.mode ?? 'gate')
+      const mode = typeof step.with?.mode === 'string' ? step.with.mode : 'gate'
       if (mode !== 'publish' && mode !== 'comment') return `step ${i + 1} runs perfgate in mode ${mode}`
     } else if (!uses.startsWith('actions/setup-go@')) {
       return `step ${i + 1} uses ${uses || 'an unknown action'}`
@@ -87,7 +87,9 @@ describe('the example workflows', () => {
   it('the nightly measures with a token that only reads and publishes in a job of its own', () => {
     const workflow = parse(readFileSync(path.join(examples, 'nightly.yml'), 'utf8')) as Workflow
     const modes = (job: Job): string[] =>
-      (job.steps ?? []).filter((s) => s.uses?.startsWith('perfgate/perfgate@')).map((s) => String(s.with?.mode))
+      (job.steps ?? [])
+        .filter((s) => s.uses?.startsWith('perfgate/perfgate@'))
+        .map((s) => (typeof s.with?.mode === 'string' ? s.with.mode : 'gate'))
     const jobs = Object.values(workflow.jobs)
     const measuring = jobs.find((j) => modes(j).includes('trend'))
     const publishing = jobs.find((j) => modes(j).includes('publish'))

@@ -118,7 +118,8 @@ async function addTonightsEntry(engine: string, historyDir: string, entryFile: s
   }
   let commit = ''
   try {
-    commit = String((JSON.parse(await readFile(entryFile, 'utf8')) as { commit?: unknown }).commit ?? '')
+    const value = (JSON.parse(await readFile(entryFile, 'utf8')) as { commit?: unknown }).commit
+    if (typeof value === 'string') commit = value
   } catch {
     // The engine says what is wrong with it below, or it is left out.
   }

@@ -55,7 +55,7 @@ func SettingsFrom(path string) (configName string, s Settings, err error) {
 		Settings Settings `json:"settings"`
 	}
 	if err := json.Unmarshal(data, &t); err != nil {
-		return "", Settings{}, fmt.Errorf("%s is not a trend.json: %v", path, err)
+		return "", Settings{}, fmt.Errorf("%s is not a trend.json: %w", path, err)
 	}
 	if t.Schema != Schema {
 		return "", Settings{}, fmt.Errorf("%s has schema %d; this perfgate reads schema %d (use the action and engine of one release)", path, t.Schema, Schema)
