@@ -23,12 +23,8 @@ import { buildTrendRepo, trendRepo } from '../support/trend-repo.js'
 // 2. a full checkout (fetch-depth: 0): the step is tried again, confirmed
 //    by a paired gate of its two commits, and the alarm issue opens,
 //    naming the planted commit.
-//
-// The history goes on four nights past the plant's revert (night 16), but
-// no scenario reads them yet: with both steps in view (8 nights up among
-// 12 down), binary segmentation's first split is not significant at
-// p <= 0.001, so the step down is never found and the issue never closes
-// (issue 21's note; docs/trends-detection.md).
+// 3. ten nights after the plant's revert (night 16): the step down is
+//    found, confirmed by a paired gate, and the issue is closed.
 const recorded = readFileSync(path.join(import.meta.dirname, 'testdata/trend-history.jsonl'), 'utf8')
   .trim()
   .split('\n')
@@ -184,6 +180,28 @@ describe('mode trend on the nightly history', () => {
     // The issue's links name the trend job's artifact, which holds the confirming gate's files.
     expect(issue.body).toContain('perfgate-results-trend-attempt-1')
     expect(publish.output).toMatch(/trend issue #\d+ created/)
+    expect(gh.problems).toEqual([])
+  })
+
+  it('ten nights after the revert: confirms the step down with a real paired gate and closes the issue', async () => {
+    addNights(trendRepo.revertedAt, trendRepo.commits)
+    const { trend, publish } = await nightly('reverted', trendRepo.commits - 1)
+    const reverted = shas[trendRepo.revertedAt]
+    expect(trend.summary.replaceAll('\\', '')).toMatch(
+      new RegExp(
+        `allocs[^\\n]*confirmed -[0-9.]+% at \\[\`${reverted.slice(0, 7)}\`\\]\\(https://github.com/acme/shop/commit/${reverted}\\)`,
+      ),
+    )
+    const allocs = confirmations().filter((c) => c.metric === 'allocs')
+    expect(allocs.map((c) => [c.status, c.outcome])).toEqual([
+      ['failed', expect.any(String)],
+      ['confirmed', 'regression'],
+      ['confirmed', 'improvement'],
+    ])
+    expect(allocs[2].commit).toBe(reverted)
+    expect(gh.issues).toHaveLength(1)
+    expect(gh.issues[0].state).toBe('closed')
+    expect(publish.output).toMatch(/trend issue #\d+ closed/)
     expect(gh.problems).toEqual([])
   })
 })

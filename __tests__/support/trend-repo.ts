@@ -14,7 +14,7 @@ import { git } from './git.js'
  * commits by position.
  */
 export const trendRepo = {
-  commits: 20,
+  commits: 26,
   plantedAt: 8,
   revertedAt: 16,
   service: 'services/api',

@@ -87,11 +87,21 @@ func segment(ys []float64, lo, hi int, o Options, rng *rand.Rand, found []split)
 		return found
 	}
 	window := ys[lo:hi]
-	at, stat := best(window, o.MinSegment)
-	if at < 0 {
-		return found
+	// First the classic split (the second side runs to the window's end),
+	// then, when that is not significant, the split against every end of
+	// the second side: the one that finds a step a later step reverses.
+	// Each is tested at Alpha; searching every end alone would cost power
+	// on a single step (docs/trends-detection.md).
+	at, p := -1, 1.0
+	for _, everyEnd := range []bool{false, true} {
+		var stat float64
+		if at, stat = best(window, o.MinSegment, everyEnd); at < 0 {
+			return found
+		}
+		if p = permutationP(window, stat, everyEnd, o, rng); p <= o.Alpha {
+			break
+		}
 	}
-	p := permutationP(window, stat, o, rng)
 	if p > o.Alpha {
 		return found
 	}
@@ -100,40 +110,62 @@ func segment(ys []float64, lo, hi int, o Options, rng *rand.Rand, found []split)
 	return segment(ys, lo+at, hi, o, rng, found)
 }
 
-// best is the split of xs maximising the e-divisive statistic (energy
-// distance of the two sides, scaled by their sizes), with at least
-// minSegment points on each side.
-func best(xs []float64, minSegment int) (int, float64) {
+// best is the split of xs maximising the e-divisive statistic of
+// Matteson & James: the energy distance between xs[:τ] and xs[τ:κ],
+// scaled by their sizes, over every τ, with at least minSegment points on
+// each side; κ is len(xs), or every end of the second side when everyEnd.
+// Searching κ as well is what finds a step that a later step reverses: a
+// bump's best split against the whole rest of the series mixes both
+// levels on one side, against the bump alone it does not. It returns τ
+// and the statistic.
+func best(xs []float64, minSegment int, everyEnd bool) (int, float64) {
+	var w workspace
+	return w.best(xs, minSegment, everyEnd)
+}
+
+// workspace holds best's table of distance sums, reused across the
+// permutations of one test.
+type workspace struct {
+	sums []float64 // (n+1)², row-major: sums[i*(n+1)+j] = Σ_{a<i, b<j} |x_a − x_b|
+}
+
+func (w *workspace) best(xs []float64, minSegment int, everyEnd bool) (int, float64) {
 	n := len(xs)
-	at, stat := -1, math.Inf(-1)
-	// Running sums of |x_a − x_b| as the split moves right, point by
-	// point: between the sides, within the left, within the right. O(n²)
-	// per call; a series is a few hundred nightlies at most.
-	var between, withinLeft, withinRight float64
-	for a := 0; a < n; a++ {
-		for b := a + 1; b < n; b++ {
-			withinRight += math.Abs(xs[a] - xs[b])
+	stride := n + 1
+	if cap(w.sums) < stride*stride {
+		w.sums = make([]float64, stride*stride)
+	}
+	p := w.sums[:stride*stride]
+	for j := range stride {
+		p[j] = 0
+	}
+	for i := 1; i <= n; i++ {
+		row := 0.0
+		p[i*stride] = 0
+		for j := 1; j <= n; j++ {
+			row += math.Abs(xs[i-1] - xs[j-1])
+			p[i*stride+j] = p[(i-1)*stride+j] + row
 		}
 	}
-	for k := 1; k < n; k++ {
-		m := k - 1 // moves from the right side to the left
-		for j := m + 1; j < n; j++ {
-			d := math.Abs(xs[m] - xs[j])
-			withinRight -= d
-			between += d
+	// block is Σ |x_a − x_b| over a in [a0, a1), b in [b0, b1).
+	block := func(a0, a1, b0, b1 int) float64 {
+		return p[a1*stride+b1] - p[a0*stride+b1] - p[a1*stride+b0] + p[a0*stride+b0]
+	}
+	at, stat := -1, math.Inf(-1)
+	// O(n²) per call; a series is a few hundred nightlies at most.
+	for tau := minSegment; tau+minSegment <= n; tau++ {
+		left := float64(tau)
+		withinLeft := meanOfPairs(block(0, tau, 0, tau)/2, left)
+		firstEnd := n
+		if everyEnd {
+			firstEnd = tau + minSegment
 		}
-		for j := 0; j < m; j++ {
-			d := math.Abs(xs[j] - xs[m])
-			between -= d
-			withinLeft += d
-		}
-		if k < minSegment || n-k < minSegment {
-			continue
-		}
-		left, right := float64(k), float64(n-k)
-		e := 2*between/(left*right) - meanOfPairs(withinLeft, left) - meanOfPairs(withinRight, right)
-		if q := left * right / (left + right) * e; q > stat {
-			at, stat = k, q
+		for kappa := firstEnd; kappa <= n; kappa++ {
+			right := float64(kappa - tau)
+			e := 2*block(0, tau, tau, kappa)/(left*right) - withinLeft - meanOfPairs(block(tau, kappa, tau, kappa)/2, right)
+			if q := left * right / (left + right) * e; q > stat {
+				at, stat = tau, q
+			}
 		}
 	}
 	return at, stat
@@ -151,13 +183,14 @@ func meanOfPairs(sum, n float64) float64 {
 // permutationP is the share of random orders of xs whose best split is at
 // least stat, counting the observed order ((hits+1)/(draws+1)). It stops
 // early once the p-value can no longer be at most alpha.
-func permutationP(xs []float64, stat float64, o Options, rng *rand.Rand) float64 {
+func permutationP(xs []float64, stat float64, everyEnd bool, o Options, rng *rand.Rand) float64 {
 	shuffled := append([]float64(nil), xs...)
+	var w workspace
 	hits := 0
 	limit := int(o.Alpha*float64(o.Permutations+1)) - 1 // most hits a significant split may have
 	for i := 0; i < o.Permutations; i++ {
 		rng.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
-		if _, s := best(shuffled, o.MinSegment); s >= stat {
+		if _, s := w.best(shuffled, o.MinSegment, everyEnd); s >= stat {
 			hits++
 			if hits > limit {
 				return float64(hits+1) / float64(i+2)

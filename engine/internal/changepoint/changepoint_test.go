@@ -127,3 +127,28 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// TestDetectFindsAStepAndItsReversal: a regression held for 8 nightlies
+// and reverted, with both steps in view. The best single split against
+// the rest of the series mixes both levels on one side; the split against
+// the bump alone finds the step up, and the step down once 8 nightlies
+// follow it (docs/trends-detection.md, "A step and its reversal").
+func TestDetectFindsAStepAndItsReversal(t *testing.T) {
+	for after, want := range map[int][]int{4: {20}, 10: {20, 28}} {
+		xs := synthetic(28+after, 20, 0.2, 0.01, 11)
+		for i := 28; i < len(xs); i++ {
+			xs[i] /= 1.2
+		}
+		changes, err := Detect(xs, Options{Relative: true, MinMagnitude: 0.01, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, c := range changes {
+			got = append(got, c.Index)
+		}
+		if len(got) != len(want) || got[0] != want[0] || (len(want) == 2 && got[1] != want[1]) {
+			t.Errorf("%d nightlies after the reversal: steps at %v; want %v", after, got, want)
+		}
+	}
+}

@@ -90,6 +90,67 @@ func TestSimulation(t *testing.T) {
 		}
 		fmt.Fprintln(&b)
 	}
+
+	// A bump: 20 nightlies, a step up held for 8, then reverted; k after
+	// the reversal. How often each step is found (within ±1 of its place).
+	bumpKs := []int{4, 6, 8, 10, 12}
+	fmt.Fprint(&b, "\n| step | noise | found |")
+	for _, k := range bumpKs {
+		fmt.Fprintf(&b, " %d after the reversal |", k)
+	}
+	fmt.Fprint(&b, "\n|---:|---:|---|"+strings.Repeat("---:|", len(bumpKs))+"\n")
+	for _, c := range [][2]float64{{0.05, 0.01}, {0.20, 0.02}, {0.50, 0.02}} {
+		up, down := make([]int, len(bumpKs)), make([]int, len(bumpKs))
+		const series = 200
+		for ki, k := range bumpKs {
+			for i := range series {
+				o.Seed = uint64(i)
+				xs := synthetic(28+k, 20, c[0], c[1], uint64(400000+i))
+				for j := 28; j < len(xs); j++ {
+					xs[j] /= 1 + c[0]
+				}
+				for _, ch := range mustDetect(t, xs, o) {
+					if abs(ch.Index-20) <= 1 {
+						up[ki]++
+					}
+					if abs(ch.Index-28) <= 1 {
+						down[ki]++
+					}
+				}
+			}
+		}
+		for _, row := range []struct {
+			name   string
+			counts []int
+		}{{"the step up", up}, {"its reversal", down}} {
+			fmt.Fprintf(&b, "| %+.0f%% | %.0f%% | %s |", 100*c[0], 100*c[1], row.name)
+			for _, n := range row.counts {
+				fmt.Fprintf(&b, " %.0f%% |", 100*float64(n)/series)
+			}
+			fmt.Fprintln(&b)
+		}
+	}
+
+	// False steps as trend meets them: a flat series grows by one
+	// nightly at a time and is searched every night, from the 8th to the
+	// 100th; a step reported on any night counts once (by its place).
+	fmt.Fprintln(&b, "\n| noise | flat sequences of 100 nights | distinct false steps | per 100 nights |\n|---|---:|---:|---:|")
+	for _, noise := range []float64{0.01, 0.05} {
+		const sequences = 100
+		falseSteps := 0
+		for i := range sequences {
+			xs := synthetic(100, 0, 0, noise, uint64(500000+i))
+			seen := map[int]bool{}
+			for night := 8; night <= len(xs); night++ {
+				o.Seed = uint64(i*1000 + night)
+				for _, ch := range mustDetect(t, xs[:night], o) {
+					seen[ch.Index] = true
+				}
+			}
+			falseSteps += len(seen)
+		}
+		fmt.Fprintf(&b, "| %.0f%% | %d | %d | %.2f |\n", 100*noise, sequences, falseSteps, 100*float64(falseSteps)/(sequences*100))
+	}
 	t.Log("\n" + b.String())
 }
 
