@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -23,8 +23,12 @@ import { buildTrendRepo, trendRepo } from '../support/trend-repo.js'
 // 2. a full checkout (fetch-depth: 0): the step is tried again, confirmed
 //    by a paired gate of its two commits, and the alarm issue opens,
 //    naming the planted commit.
-// 3. ten nights after the plant's revert (night 16): the step down is
-//    found, confirmed by a paired gate, and the issue is closed.
+// 3. ten nights after the plant's revert (night 16), the last recorded
+//    by mode record in the trend's job: the step down is found, confirmed
+//    by a paired gate, and the issue is closed;
+// 4. a pull request's gate (a shallow checkout, as actions/checkout
+//    makes it) reads that history with its read-only token and shows
+//    where main stands beside its verdict, writing nothing to the branch.
 const recorded = readFileSync(path.join(import.meta.dirname, 'testdata/trend-history.jsonl'), 'utf8')
   .trim()
   .split('\n')
@@ -84,17 +88,30 @@ function checkout(name: string, night: number, shallow: boolean): string {
   return workspace
 }
 
-/** nightly runs mode trend on night's checkout, then mode publish from its artifact, and returns both. */
-async function nightly(name: string, night: number, shallow = false): Promise<{ trend: ActionResult; publish: ActionResult }> {
+/**
+ * nightly runs mode trend on night's checkout (after mode record in the
+ * same job, when record is set), then mode publish from their artifacts,
+ * and returns what trend and publish printed.
+ */
+async function nightly(
+  name: string,
+  night: number,
+  shallow = false,
+  record = false,
+): Promise<{ trend: ActionResult; publish: ActionResult }> {
   const issuesBefore = JSON.stringify(gh.issues)
   const historyBefore = gh.git.files('perfgate-data')?.['history/perfgate.jsonl']
-  const trend = await trendOn(name, night, shallow)
+  const workspace = checkout(name, night, shallow)
+  const recorded = record ? await step(`${name}-record`, name, workspace, night, { mode: 'record' }) : undefined
+  if (recorded) expect(recorded.output, recorded.output.slice(-3000)).toMatch(/verdict[^\n]*pass/)
+  const trend = await step(name, name, workspace, night, { mode: 'trend', 'confirm-budget': '0' })
+  if (recorded) expect(trend.output).toMatch(/tonight's entry \([0-9a-f]{12}\) from the record step added/)
   expect(trend.output, trend.output.slice(-3000)).not.toMatch(/::error/)
   // Its token only reads: the trend job writes neither the history nor the issue.
   expect(gh.git.files('perfgate-data')?.['history/perfgate.jsonl']).toBe(historyBefore)
   expect(JSON.stringify(gh.issues)).toBe(issuesBefore)
   expect(trend.artifacts).toEqual(['perfgate-results-trend-attempt-1.zip'])
-  listArtifacts(gh, [trend])
+  listArtifacts(gh, recorded ? [recorded, trend] : [trend])
   // The publish job's workspace is empty: it checks out nothing.
   mkdirSync(path.join(tmp, `${name}-publish-empty`))
   const publish = await runAction(
@@ -112,16 +129,17 @@ async function nightly(name: string, night: number, shallow = false): Promise<{ 
   return { trend, publish }
 }
 
-async function trendOn(name: string, night: number, shallow: boolean): Promise<ActionResult> {
-  const workspace = checkout(name, night, shallow)
+/** step runs one perfgate step of the nightly's measuring job (named job) in workspace, on night's commit. */
+async function step(name: string, job: string, workspace: string, night: number, inputs: Record<string, string>): Promise<ActionResult> {
   return runAction(
     { tmp, gh, workspace, sha: shas[night] },
     {
       name,
+      job,
       event: 'schedule',
       payload: { schedule: '17 3 * * *' },
       ref: 'main',
-      inputs: { mode: 'trend', 'working-directory': trendRepo.service, config: `${trendRepo.service}/perfgate.yml`, 'confirm-budget': '0' },
+      inputs: { 'working-directory': trendRepo.service, config: `${trendRepo.service}/perfgate.yml`, ...inputs },
     },
   )
 }
@@ -184,8 +202,11 @@ describe('mode trend on the nightly history', () => {
   })
 
   it('ten nights after the revert: confirms the step down with a real paired gate and closes the issue', async () => {
-    addNights(trendRepo.revertedAt, trendRepo.commits)
-    const { trend, publish } = await nightly('reverted', trendRepo.commits - 1)
+    // Tonight (the last night) is recorded by mode record, in the same job as trend.
+    addNights(trendRepo.revertedAt, trendRepo.commits - 1)
+    const { trend, publish } = await nightly('reverted', trendRepo.commits - 1, false, true)
+    const lines = (gh.git.files('perfgate-data')?.['history/perfgate.jsonl'] ?? '').trim().split('\n')
+    expect(lines.filter((l) => (JSON.parse(l) as { commit: string }).commit === shas[trendRepo.commits - 1])).toHaveLength(1)
     const reverted = shas[trendRepo.revertedAt]
     expect(trend.summary.replaceAll('\\', '')).toMatch(
       new RegExp(
@@ -202,6 +223,41 @@ describe('mode trend on the nightly history', () => {
     expect(gh.issues).toHaveLength(1)
     expect(gh.issues[0].state).toBe('closed')
     expect(publish.output).toMatch(/trend issue #\d+ closed/)
+    expect(gh.problems).toEqual([])
+  })
+
+  it("a pull request's gate reads the history and shows where main stands, without writing it", async () => {
+    git(origin, 'checkout', '-q', '-B', 'feature', shas[trendRepo.commits - 1])
+    writeFileSync(path.join(origin, trendRepo.service, 'CHANGES'), 'a pull request\n')
+    git(origin, 'commit', '-q', '-am', 'a pull request')
+    const head = git(origin, 'rev-parse', 'HEAD')
+    git(origin, 'checkout', '-q', '--detach')
+    const workspace = path.join(tmp, 'pull-workspace')
+    git(tmp, 'clone', '-q', '--depth=1', '--branch', 'feature', `file://${origin}`, workspace)
+    gh.pulls = [{ number: 9, headSha: head, headRepo: 'acme/shop', state: 'open' }]
+    const history = gh.git.files('perfgate-data')?.['history/perfgate.jsonl']
+    const { output, summary } = await runAction(
+      { tmp, gh, workspace, sha: head },
+      {
+        name: 'pull',
+        payload: {
+          action: 'synchronize',
+          number: 9,
+          pull_request: {
+            number: 9,
+            head: { sha: head, ref: 'feature', repo: { full_name: 'acme/shop' } },
+            base: { ref: 'main', repo: { full_name: 'acme/shop' } },
+          },
+          repository: { full_name: 'acme/shop', name: 'shop', owner: { login: 'acme' } },
+        },
+        inputs: { 'working-directory': trendRepo.service, config: `${trendRepo.service}/perfgate.yml`, 'fail-on': 'never' },
+      },
+    )
+    expect(output, output.slice(-3000)).not.toMatch(/::error/)
+    expect(output).toMatch(/history: 1 file\(s\) from branch perfgate-data/)
+    expect(summary).toContain(`Where main stands: its last nightly medians (perfgate, ${trendRepo.commits} recordings)`)
+    expect(gh.comments.get(9)?.[0]?.body).toContain('Where main stands')
+    expect(gh.git.files('perfgate-data')?.['history/perfgate.jsonl']).toBe(history)
     expect(gh.problems).toEqual([])
   })
 })

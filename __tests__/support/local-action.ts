@@ -59,6 +59,8 @@ export interface Scenario {
   payload?: Record<string, unknown>
   inputs?: Record<string, string>
   ref?: string
+  /** job names the job the scenario is a step of: steps of one job share RUNNER_TEMP, as on a runner. */
+  job?: string
   /** onOutput sees the output as it grows, e.g. to cancel the job midway. */
   onOutput?: (output: string) => void
 }
@@ -102,7 +104,8 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
   const { tmp, gh, workspace } = at
   const attempt = scenario.attempt ?? 1
   const run = path.join(tmp, `${scenario.name}-${attempt}`)
-  for (const dir of [path.join(run, 'artifacts'), path.join(run, 'runner'), path.join(tmp, 'cache'), path.join(tmp, 'tools')])
+  const runnerTemp = scenario.job ? path.join(tmp, `job-${scenario.job}`, 'runner') : path.join(run, 'runner')
+  for (const dir of [path.join(run, 'artifacts'), path.join(run, 'runner'), runnerTemp, path.join(tmp, 'cache'), path.join(tmp, 'tools')])
     mkdirSync(dir, { recursive: true })
   const event = path.join(run, 'event.json')
   writeFileSync(event, JSON.stringify(scenario.payload ?? {}))
@@ -122,7 +125,7 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
     GITHUB_RUN_ID: '4242',
     GITHUB_RUN_ATTEMPT: String(attempt),
     GITHUB_STEP_SUMMARY: summary,
-    RUNNER_TEMP: path.join(run, 'runner'),
+    RUNNER_TEMP: runnerTemp,
     RUNNER_TOOL_CACHE: path.join(tmp, 'tools'),
     // local-action's cache stand-in writes its tar manifest here: keep it out of the checkout.
     LOCAL_ACTION_WORKSPACE: path.join(run, 'runner'),
