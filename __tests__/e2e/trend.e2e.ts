@@ -221,7 +221,10 @@ describe('mode trend on the nightly history', () => {
     ])
     expect(allocs[2].commit).toBe(reverted)
     expect(gh.issues).toHaveLength(1)
-    expect(gh.issues[0].state).toBe('closed')
+    expect(
+      gh.issues[0].state,
+      `${gh.issues[0].title}\n${trend.output.match(/perfgate trend: \d+ entries[\s\S]*?wrote/)?.[0] ?? trend.output.slice(-3000)}`,
+    ).toBe('closed')
     expect(publish.output).toMatch(/trend issue #\d+ closed/)
     expect(gh.problems).toEqual([])
   })

@@ -95,6 +95,7 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 		}
 	}
 	var added []history.Confirmation
+	var gates []gateUse
 	var c *confirmer
 	if o.Checkout != nil {
 		c = &confirmer{gate: o.Checkout.Gate, commits: o.Checkout.Commits, budget: o.Settings.Budget, out: o.Out, config: o.Config, now: o.Now}
@@ -119,7 +120,14 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 			st.Confirmation = &conf
 			known[id] = conf
 			added = append(added, conf)
+			if conf.Status == history.Confirmed {
+				gates = used(gates, conf, t.Series[i].Machine)
+			}
 		}
+	}
+	if c != nil {
+		all := append(append([]history.Confirmation{}, file.Confirmations...), added...)
+		added = append(added, shownReversals(gates, c.gates, alarmOf(o.Config, all).Open, recordedAt(t.Series), known)...)
 	}
 	if err := keep(o, added, t); err != nil {
 		return t, err
