@@ -27,7 +27,9 @@ func (g bothGater) Gate(_ context.Context, _, after, _ string) (*report.Report, 
 	}}, nil
 }
 
-func (bothGater) Commits(_ context.Context, _, after string) ([]string, error) { return []string{after}, nil }
+func (bothGater) Commits(_ context.Context, _, after string) ([]string, error) {
+	return []string{after}, nil
+}
 
 // TestAGateThatShowsAReversalClosesTheAlarm: allocations and bytes
 // regress together and both steps are confirmed; allocations are then
