@@ -223,7 +223,7 @@ export async function writeHistoryBranch(
     }
   }
   throw new GaveUp(
-    `Writing the perfgate history to branch ${where.branch} failed ${attempts} times: each time another job wrote the branch between this job's read and its write (last: ${lastConflict}). Nothing on the branch was lost, and this run's records are in ${path.basename(options.records)} in the artifact uploaded above: add them later with \`perfgate history add --history DIR --records ${path.basename(options.records)}\`. Give every workflow that writes the history one concurrency group (see examples/workflows/nightly.yml), then re-run this job.`,
+    `Writing the perfgate history to branch ${where.branch} failed ${attempts} times: each time another job wrote the branch between this job's read and its write (last: ${lastConflict}). Nothing on the branch was lost, and this run's records are still in the measuring job's artifacts (history-entry.json, history-records.jsonl): re-running this job adds them, as does \`perfgate history add --history DIR --records FILE\` with each file. Give every workflow that writes the history one concurrency group (see examples/workflows/nightly.yml), then re-run this job.`,
   )
 }
 

@@ -29,7 +29,7 @@ export interface OpenHistory {
   readonly branch?: { readonly where: HistoryBranch; readonly snapshot: HistorySnapshot }
 }
 
-/** Purpose is what a mode does with the history: gate only reads it; record and trend add to it. */
+/** Purpose is what a mode does with the history: gate shows it; record adds to it (a directory in place, a branch through mode publish); trend and publish need it. */
 export type Purpose = 'gate' | 'record' | 'trend'
 
 /**
@@ -86,13 +86,12 @@ export async function openHistory(inputs: Inputs, event: EventInfo, purpose: Pur
 }
 
 /**
- * saveHistory writes what the engine added (records, a file of JSON lines
- * it also merged into the history directory) back to the data branch.
- * A directory history was written in place by the engine. It returns an
- * error message instead of throwing, as the upload does: the step still
- * reports, then fails. A token that may not write (a fork, a read-only
- * workflow) only warns, naming the permission: the results are already
- * uploaded.
+ * saveHistory writes what mode publish added (records, a file of JSON
+ * lines already merged into the history directory) back to the data
+ * branch. A directory history was written in place by the engine. It
+ * returns an error message instead of throwing: the step still updates
+ * the issue, then fails. A token that may not write only warns, naming
+ * the permission: the records stay in the measuring job's artifacts.
  */
 export async function saveHistory(
   inputs: Inputs,
@@ -127,14 +126,14 @@ export async function saveHistory(
   } catch (error) {
     if (status(error) === 403) {
       core.warning(
-        `Writing the perfgate history to branch ${where.branch} was refused (403: ${getErrorMessage(error)}). Give this job \`permissions: contents: write\` (a pull request from a fork never can). This run's results are in its artifact; they are not in the history.`,
+        `Writing the perfgate history to branch ${where.branch} was refused (403: ${getErrorMessage(error)}). Give this job \`permissions: contents: write\`. This run's records are still in the measuring job's artifacts; they are not in the history.`,
       )
       return ''
     }
     const message =
       error instanceof GaveUp
         ? error.message
-        : `Writing the perfgate history to branch ${where.branch} failed: ${getErrorMessage(error)}. This run's results are in its artifact; re-run the job to add them to the history.`
+        : `Writing the perfgate history to branch ${where.branch} failed: ${getErrorMessage(error)}. This run's records are still in the measuring job's artifacts; re-run this job to add them to the history.`
     core.error(message)
     return message
   }
