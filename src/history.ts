@@ -156,6 +156,20 @@ export function addHistoryFlag(args: string[], history: OpenHistory | undefined)
 }
 
 /**
+ * pairFlags are the engine's --pair-with for mode record: `last` reads
+ * the newest recording from the history, so with no history there is
+ * nothing to pair with and tonight is recorded alone (said in the log).
+ */
+export function pairFlags(pairWith: string, history: OpenHistory | undefined): string[] {
+  if (pairWith === 'none') return []
+  if (pairWith === 'last' && !history) {
+    core.info('pair-with: last needs a history to find the last recording in; with history: none, tonight is recorded alone')
+    return []
+  }
+  return ['--pair-with', pairWith]
+}
+
+/**
  * recordFlags say what a recording measured and where its raw results
  * will be: the checkout's commit, the artifact's name (unique per run
  * attempt) and the run that uploads it, so the entry leads back to its

@@ -27,6 +27,8 @@ export interface Inputs {
   readonly historyBranch: string
   readonly confirm: boolean
   readonly confirmBudget: number
+  /** pairWith is what mode record measures tonight against: 'last' (the newest recording), 'none', or a revision. */
+  readonly pairWith: string
   /** acceptLabel is the pull request label that accepts a regression on purpose; '' turns acceptance off. */
   readonly acceptLabel: string
 }
@@ -64,7 +66,7 @@ export function getInputs(read: InputReader = (name) => core.getInput(name)): In
   }
   const inputs: Inputs = {
     config: checkRelativePath('config', value('config', 'perfgate.yml'), problems),
-    baseRef: checkRevision(read('base-ref').trim(), problems),
+    baseRef: checkRevision('base-ref', read('base-ref').trim(), problems),
     target: (TARGETS as readonly string[]).includes(target) ? (target as Target) : '',
     token: read('token').trim(),
     comment: oneOf('comment', COMMENT_POLICIES, 'auto'),
@@ -77,6 +79,7 @@ export function getInputs(read: InputReader = (name) => core.getInput(name)): In
     historyBranch: checkBranch(value('history-branch', 'perfgate-data'), problems),
     confirm: oneOf('confirm', ['false', 'true'], 'true') === 'true',
     confirmBudget: checkBudget(value('confirm-budget', '3'), problems),
+    pairWith: checkRevision('pair-with', value('pair-with', 'last'), problems),
     // No fallback here: action.yml's default (perfgate:accept) applies when
     // the input is not given, and an empty value turns acceptance off.
     acceptLabel: checkLabel(read('accept-label').trim(), problems),
@@ -89,12 +92,12 @@ export function getInputs(read: InputReader = (name) => core.getInput(name)): In
  * checkRevision accepts what git rev-parse accepts, except values that
  * git would read as an option or that cannot be a ref.
  */
-function checkRevision(ref: string, problems: string[]): string {
+function checkRevision(name: string, ref: string, problems: string[]): string {
   if (ref === '') return ref
   // eslint-disable-next-line no-control-regex
   if (ref.startsWith('-') || /[\s\x00-\x1f\x7f~^:?*[\\]/.test(ref.replace(/[~^]\d*$/, '')) || ref.includes('..')) {
     problems.push(
-      `Invalid 'base-ref': ${JSON.stringify(ref)}. Expected a branch, tag or commit SHA such as main or 4b825dc, not starting with '-'.`,
+      `Invalid '${name}': ${JSON.stringify(ref)}. Expected a branch, tag or commit SHA such as main or 4b825dc, not starting with '-'${name === 'pair-with' ? ", or last or none" : ''}.`,
     )
   }
   return ref

@@ -14,7 +14,7 @@ import { buildOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import { describeEvent, type EventInfo } from './event.js'
 import { gitIn, mergeBase, resolveRevision, type BaseRevision } from './git-base.js'
-import { addHistoryFlag, openHistory, recordFlags } from './history.js'
+import { addHistoryFlag, openHistory, pairFlags, recordFlags } from './history.js'
 import { getInputs, type Inputs } from './inputs.js'
 import { keepResults } from './keep-results.js'
 import { refuseUnsafeEvent } from './refuse.js'
@@ -98,6 +98,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
       '--out',
       resultsDir,
       ...(await recordFlags(name, event, workdir)),
+      ...pairFlags(inputs.pairWith, history),
     ]
     exitCode = await runPerfgate(engine.path, withTarget(addHistoryFlag(args, history), inputs), workdir, started)
   } else if ('sha' in base) {

@@ -103,7 +103,11 @@ async function nightly(
   const historyBefore = gh.git.files('perfgate-data')?.['history/perfgate.jsonl']
   const workspace = checkout(name, night, shallow)
   const recorded = record ? await step(`${name}-record`, name, workspace, night, { mode: 'record' }) : undefined
-  if (recorded) expect(recorded.output, recorded.output.slice(-3000)).toMatch(/verdict[^\n]*pass/)
+  if (recorded) {
+    expect(recorded.output, recorded.output.slice(-3000)).toMatch(/verdict[^\n]*pass/)
+    // pair-with: last (the default): a duet against the newest recorded night.
+    expect(recorded.output).toMatch(new RegExp(`recorded main paired with ${shas[night - 1].slice(0, 7)} \\(duet`))
+  }
   const trend = await step(name, name, workspace, night, { mode: 'trend', 'confirm-budget': '0' })
   if (recorded) expect(trend.output).toMatch(/tonight's entry \([0-9a-f]{12}\) from the record step added/)
   expect(trend.output, trend.output.slice(-3000)).not.toMatch(/::error/)

@@ -24,6 +24,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	logFormatFlag(fs, &o.LogFormat)
 	fs.StringVar(&o.History.Dir, "history", "", "append the recording to the history in this directory (perfgate trend reads it); results/history-entry.json is written either way")
 	fs.StringVar(&o.History.Meta.Commit, "commit", "", "the full commit id measured (40 or 64 hex digits), when --src is not a git checkout")
+	fs.StringVar(&o.PairWith, "pair-with", "", "measure as a duet against this commit, branch or tag (base), keeping the paired estimates in the history entry; \"last\" pairs with the newest valid recording in --history (each night against the night before)")
 	artifact := artifactFlags(fs)
 	if !parseFlags(fs, args, stderr) || !checkTarget("run", o.Target, stderr) || !checkLogFormat("run", o.LogFormat, stderr) {
 		return exitConfig

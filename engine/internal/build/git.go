@@ -48,16 +48,31 @@ func BaseDir(dir string) (*Base, error) {
 // that name. The tree returned is the worktree's counterpart of head's
 // directory, so a service in a subdirectory of its repository works.
 func ResolveBase(ctx context.Context, rev, head string) (*Base, error) {
+	return resolveRevision(ctx, "--base", ", or pass a directory with --base-dir", rev, head)
+}
+
+// ResolvePair is ResolveBase for perfgate run --pair-with: the revision a
+// recording of the tree at src is paired with.
+func ResolvePair(ctx context.Context, rev, src string) (*Base, error) {
+	return resolveRevision(ctx, "--pair-with", "", rev, src)
+}
+
+// resolveRevision is ResolveBase with the flag the revision came from and
+// what else that flag's command accepts, for its errors.
+func resolveRevision(ctx context.Context, flag, otherwise, rev, head string) (*Base, error) {
 	if strings.HasPrefix(rev, "-") {
-		return nil, fmt.Errorf("--base %q starts with \"-\", which git would read as an option; pass a commit, branch or tag", rev)
+		return nil, fmt.Errorf("%s %q starts with \"-\", which git would read as an option; pass a commit, branch or tag", flag, rev)
 	}
 	top, err := git(ctx, head, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, fmt.Errorf("--base %q is a git revision, but --head %s is not inside a git repository to resolve it in; pass the base's checkout with --base-dir instead", rev, head)
+		if otherwise != "" {
+			return nil, fmt.Errorf("%s %q is a git revision, but --head %s is not inside a git repository to resolve it in; pass the base's checkout with --base-dir instead", flag, rev, head)
+		}
+		return nil, fmt.Errorf("%s %q is a git revision, but %s is not inside a git repository to resolve it in", flag, rev, head)
 	}
 	commit, err := git(ctx, top, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
-		return nil, fmt.Errorf("--base %q is not a commit, branch or tag of the repository at %s; fetch it first (git fetch origin %s), or pass a directory with --base-dir", rev, top, rev)
+		return nil, fmt.Errorf("%s %q is not a commit, branch or tag of the repository at %s; fetch it first (git fetch origin %s)%s", flag, rev, top, rev, otherwise)
 	}
 	absHead, err := filepath.Abs(head)
 	if err != nil {
@@ -80,7 +95,7 @@ func ResolveBase(ctx context.Context, rev, head string) (*Base, error) {
 	worktree := filepath.Join(tmp, "tree")
 	if _, err := git(ctx, top, "worktree", "add", "--detach", worktree, commit); err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("check out --base %s as a worktree: %w", rev, err)
+		return nil, fmt.Errorf("check out %s %s as a worktree: %w", flag, rev, err)
 	}
 	remove := func() error {
 		// A fresh context: cleanup must also run after cancellation.

@@ -47,6 +47,34 @@ type Entry struct {
 	Metrics map[string]Summary `json:"metrics"`
 	// Artifact is where the raw profiles of this recording were uploaded.
 	Artifact *Artifact `json:"artifact,omitempty"`
+	// Paired is set when the recording was a duet against an earlier
+	// commit (perfgate run --pair-with): Metrics are then head's side.
+	Paired *Paired `json:"paired,omitempty"`
+}
+
+// Paired is what a paired recording measured against the commit it was
+// paired with: per relative metric, the paired estimate and its interval.
+// Both sides ran at once on the same CPUs, so the machine's drift between
+// nights is not in them; trend chains them night to night.
+type Paired struct {
+	// With is the commit measured as base: the previous night's, or a
+	// fixed reference such as the last release.
+	With       string `json:"with"`
+	Experiment string `json:"experiment"` // duet or sequential
+	// Metrics are fractions (0.03 is +3%), by catalog name.
+	Metrics map[string]PairedEstimate `json:"metrics"`
+	// Functions are the largest per-request function changes of the CPU
+	// and allocation profiles, so a step found from this night alone
+	// names where it is.
+	Functions []Function `json:"functions,omitempty"`
+}
+
+// PairedEstimate is one metric of a paired recording.
+type PairedEstimate struct {
+	Estimate float64    `json:"estimate"`
+	CI       [2]float64 `json:"ci"`
+	Level    float64    `json:"level"`
+	Pairs    int        `json:"pairs"`
 }
 
 // Fingerprint is where an entry was measured. Machine is the part that

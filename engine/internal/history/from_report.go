@@ -54,8 +54,26 @@ func FromReport(rep *report.Report, meta Meta) (Entry, error) {
 			e.Metrics[m.Name] = summarize(m.Unit, vs)
 		}
 	}
+	if rep.PairedRecording() {
+		e.Paired = pairedOf(rep)
+	}
 	return e, nil
 }
+
+// pairedOf is a paired recording's estimates and its largest CPU and
+// allocation function changes.
+func pairedOf(rep *report.Report) *Paired {
+	p := &Paired{With: rep.PairedWith, Experiment: rep.Experiment, Metrics: map[string]PairedEstimate{}}
+	for _, est := range rep.Paired {
+		p.Metrics[est.Name] = PairedEstimate{Estimate: est.Estimate, CI: est.CI, Level: est.Level, Pairs: est.Pairs}
+	}
+	p.Functions = append(TopFunctions(rep, metric.CPU, maxPairedFunctions), TopFunctions(rep, metric.Allocs, maxPairedFunctions)...)
+	return p
+}
+
+// maxPairedFunctions is how many functions of each profile a paired entry
+// keeps: the alarm names five.
+const maxPairedFunctions = 5
 
 func modeName(mode string) string {
 	if mode == "" {

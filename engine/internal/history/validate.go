@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -114,6 +115,9 @@ func (e Entry) problem(config string, now time.Time) string {
 			c.fail("metrics.%s.n %d is negative", name, s.N)
 		}
 	}
+	if p := e.Paired; p != nil {
+		c.paired(p)
+	}
 	if a := e.Artifact; a != nil {
 		if a.Name != "" {
 			c.match("artifact.name", a.Name, artifactPattern)
@@ -170,14 +174,46 @@ func (k Confirmation) problem(config string, now time.Time) string {
 	if k.Results != "" {
 		c.match("results", k.Results, resultsPattern)
 	}
-	for _, f := range k.Functions {
+	c.functions(k.Functions)
+	return c.problem
+}
+
+// paired checks a paired entry's block: the commit it was paired with,
+// estimates that are finite, inside their own interval and above −100%
+// (they are fractions of a positive quantity), and the functions'
+// profiles and names.
+func (c *checker) paired(p *Paired) {
+	c.commit("paired.with", p.With)
+	if p.Experiment != "duet" && p.Experiment != "sequential" {
+		c.fail("paired.experiment %.40q is not duet or sequential", p.Experiment)
+	}
+	if len(p.Metrics) > len(metric.Catalog) {
+		c.fail("paired.metrics holds %d metrics, more than perfgate has", len(p.Metrics))
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Metrics)) {
+		m := p.Metrics[name]
+		if _, ok := metric.Lookup(name); !ok {
+			c.fail("paired.metrics: %.40q is not a metric this perfgate knows", name)
+			continue
+		}
+		values := []float64{m.Estimate, m.CI[0], m.CI[1], m.Level}
+		if slices.ContainsFunc(values, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }) ||
+			m.CI[0] <= -1 || !(m.CI[0] <= m.Estimate && m.Estimate <= m.CI[1]) || m.Level <= 0 || m.Level > 1 || m.Pairs < 2 {
+			c.fail("paired.metrics.%s is not an estimate inside its interval (estimate %v, ci %v, level %v, pairs %d)", name, m.Estimate, m.CI, m.Level, m.Pairs)
+		}
+	}
+	c.functions(p.Functions)
+}
+
+// functions checks the functions a line names.
+func (c *checker) functions(fs []Function) {
+	for _, f := range fs {
 		if !profiles[f.Profile] {
 			c.fail("function profile %.40q is not a profile perfgate captures", f.Profile)
 		}
 		c.text("function name", f.Name, MaxName)
 		c.match("function unit", f.Unit, unitPattern)
 	}
-	return c.problem
 }
 
 // checker keeps the first problem found.

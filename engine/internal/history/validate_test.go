@@ -60,6 +60,18 @@ func TestHostileLinesAreNeverRead(t *testing.T) {
 			m["metric"] = "cpu\n- [x] approved"
 			m["id"] = ConfirmationID("cpu\n- [x] approved", "0123456789ab", entry(7).Commit, entry(8).Commit)
 		}), "metric"},
+		{"a paired commit that is a git option", hostile(t, entry(26), func(m map[string]any) {
+			m["paired"] = pairedBlock("--upload-pack=touch /tmp/x", map[string]any{"estimate": 0.01, "ci": []float64{0, 0.02}, "level": 0.999, "pairs": 14}, "f")
+		}), `paired.with "--upload-pack=touch /tmp/x" is not a full commit id`},
+		{"a paired estimate outside its interval", hostile(t, entry(27), func(m map[string]any) {
+			m["paired"] = pairedBlock(entry(26).Commit, map[string]any{"estimate": 0.5, "ci": []float64{-0.01, 0.01}, "level": 0.999, "pairs": 14}, "f")
+		}), "paired.metrics.cpu is not an estimate inside its interval"},
+		{"a paired interval below −100%", hostile(t, entry(28), func(m map[string]any) {
+			m["paired"] = pairedBlock(entry(27).Commit, map[string]any{"estimate": -1, "ci": []float64{-2, 0}, "level": 0.999, "pairs": 14}, "f")
+		}), "paired.metrics.cpu is not an estimate"},
+		{"a paired function that ends the table", hostile(t, entry(29), func(m map[string]any) {
+			m["paired"] = pairedBlock(entry(28).Commit, map[string]any{"estimate": 0.01, "ci": []float64{0, 0.02}, "level": 0.999, "pairs": 14}, "f |\n\n[click](https://evil)")
+		}), "function name"},
 		// Entry 11 is recorded on 2026-01-01 at 14:00; this confirmation of
 		// the step to it is dated a month before: written before the step.
 		{"a confirmation planted before its step", hostile(t, confirmation(10), func(m map[string]any) { m["time"] = "2025-12-01T00:00:00Z" }), "before the entry of its step's after commit"},
@@ -67,7 +79,13 @@ func TestHostileLinesAreNeverRead(t *testing.T) {
 	dir := t.TempDir()
 	var real []any
 	for i := 0; i < 12; i++ {
-		real = append(real, entry(i))
+		e := entry(i)
+		if i > 0 {
+			// A paired night is read like any other entry.
+			e.Paired = &Paired{With: entry(i - 1).Commit, Experiment: "duet", Metrics: map[string]PairedEstimate{"cpu": {Estimate: 0.001, CI: [2]float64{-0.002, 0.004}, Level: 0.999, Pairs: 14}},
+				Functions: []Function{{Profile: "cpu", Name: "main.handle", Unit: "µs/req", Delta: 0.5}}}
+		}
+		real = append(real, e)
 	}
 	real = append(real, confirmation(0))
 	if _, _, err := Add(dir, "perfgate", DefaultKeep, real...); err != nil {
@@ -98,6 +116,13 @@ func TestHostileLinesAreNeverRead(t *testing.T) {
 			t.Errorf("%s: warning %q; want line %d named with %q", c.name, w, 14+i, c.warning)
 		}
 	}
+}
+
+// pairedBlock is an entry's paired block with one cpu estimate and one
+// function, as JSON would hold it.
+func pairedBlock(with string, cpu map[string]any, function string) map[string]any {
+	return map[string]any{"with": with, "experiment": "duet", "metrics": map[string]any{"cpu": cpu},
+		"functions": []map[string]any{{"profile": "cpu", "name": function, "unit": "µs/req", "delta": 1}}}
 }
 
 // TestUnreadableLinesAreBoundedAndLongLinesDropped: junk cannot grow a

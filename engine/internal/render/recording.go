@@ -14,6 +14,7 @@ import (
 func recordingSections(rep *report.Report, r Reproduction) []section {
 	return []section{
 		{name: "verdict", text: recordedSection(rep)},
+		{name: "paired", text: pairedSection(rep), optional: true, priority: 9},
 		{name: "medians", text: mediansSection(rep), optional: true, priority: 9},
 		{name: "environment", text: recordingEnvironmentSection(rep), optional: true, priority: 5},
 		{name: "hints", text: hintsSection(rep), optional: true, priority: 8},

@@ -48,6 +48,7 @@ func Terminal(w io.Writer, rep *report.Report, out string) {
 func terminalRecording(w io.Writer, rep *report.Report, out string) {
 	fmt.Fprintf(w, "\nmedians of %s over its valid runs:\n", rep.Label)
 	printRecorded(w, rep.Summary)
+	printPaired(w, rep)
 	printHints(w, rep.Hints)
 	fmt.Fprintf(w, "\nverdict: %s — %s\nresults: %s\n", rep.Verdict, rep.Reason, out)
 }

@@ -61,6 +61,13 @@ type Report struct {
 	// Label names what a recording measured (a branch or a short commit
 	// SHA); empty in a gate.
 	Label string `json:"label,omitempty"`
+	// PairedWith is, in a recording measured as a duet against an earlier
+	// commit (perfgate run --pair-with), that commit in full; Paired are
+	// the paired estimates of the recorded tree against it, one per
+	// relative metric, which the history keeps for trend's night-to-night
+	// chain. Both are absent in a gate and in a recording measured alone.
+	PairedWith string           `json:"paired_with,omitempty"`
+	Paired     []PairedEstimate `json:"paired,omitempty"`
 	// Complete is false while the experiment is running or when it was
 	// interrupted: report.json is rewritten after every run so nothing
 	// measured is lost.
@@ -116,6 +123,21 @@ type Report struct {
 // rather than comparing two: renderers show its medians instead of a
 // comparison.
 func (r *Report) Recording() bool { return r.Mode == ModeRecord }
+
+// PairedRecording reports whether a recording also measured the commit it
+// is paired with, as base: its runs hold both sides.
+func (r *Report) PairedRecording() bool { return r.Recording() && r.PairedWith != "" }
+
+// PairedEstimate is one metric of a paired recording: the Hodges–Lehmann
+// estimate of head against base over the valid rounds (a fraction, from
+// the rounds' log ratios) and its interval at level Level (two-sided).
+type PairedEstimate struct {
+	Name     string     `json:"name"`
+	Estimate float64    `json:"estimate"`
+	CI       [2]float64 `json:"ci"`
+	Level    float64    `json:"level"`
+	Pairs    int        `json:"pairs"`
+}
 
 // ConfigChange is one gate or validity key whose value differs between the
 // base revision's perfgate.yml and head's; values are as report.json's

@@ -36,9 +36,12 @@ func (g *invocation) conclude(err error) {
 		}
 	}
 	rep.Summary = results.Medians(runs)
-	if rep.Recording() {
+	switch {
+	case rep.PairedRecording():
+		g.comparePairedRecording(err)
+	case rep.Recording():
 		rep.Verdict, rep.Reason = recordingVerdict(err, runs, g.cfg.Pairs, rep.Label)
-	} else {
+	default:
 		g.compareSides(err)
 		g.concludeMainHistory()
 	}
@@ -47,9 +50,10 @@ func (g *invocation) conclude(err error) {
 }
 
 // sidesMeasured are the sides whose runs the results directory holds: a
-// recording measures head alone and writes no base files.
+// recording measures head alone and writes no base files, unless it is
+// paired.
 func (g *invocation) sidesMeasured() []metric.Side {
-	if g.rep.Recording() {
+	if g.rep.Recording() && !g.rep.PairedRecording() {
 		return []metric.Side{metric.Head}
 	}
 	return metric.Sides
@@ -84,6 +88,34 @@ func (g *invocation) compareSides(err error) {
 	case report.Invalid:
 		rep.Verdict, rep.Reason, rep.Metrics = invalidRoundsAsEvidence(runs, g.cfg, rep.Reason)
 	}
+}
+
+// comparePairedRecording estimates how the recorded tree differs from the
+// commit it was paired with, metric by metric, and where (functions). Its
+// verdict is a recording's, pass or invalid, never a regression: nothing
+// is decided against a threshold, trend reads the estimates over nights.
+func (g *invocation) comparePairedRecording(err error) {
+	rep := g.rep
+	rep.Verdict, rep.Reason = measurementVerdict(err, rep.Runs, g.cfg.Pairs)
+	if rep.Verdict != report.Pass {
+		return
+	}
+	functions, warnings := attribution.Functions(g.out, rep.Runs, attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo))
+	rep.Functions = append([]report.Function{}, functions...)
+	for _, w := range warnings {
+		g.warn("profile attribution: " + w.Error())
+	}
+	rep.Paired = verdict.PairedEstimates(rep.Runs)
+	rep.Reason = fmt.Sprintf("recorded %s paired with %s (%s: %s); nothing decided (mode record): trend reads the paired estimates",
+		rep.Label, shortCommit(rep.PairedWith), rep.Experiment, rep.Reason)
+}
+
+// shortCommit is a commit's first 7 characters, as git shows it.
+func shortCommit(c string) string {
+	if len(c) > 7 {
+		return c[:7]
+	}
+	return c
 }
 
 // invalidRoundsAsEvidence weighs the rounds of an invalid measurement: when

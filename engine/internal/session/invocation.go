@@ -207,6 +207,10 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 	if onlySide != "" {
 		g.rep.Experiment = "record"
 		plan = fmt.Sprintf("%d runs of %s of %s", g.cfg.Pairs, g.cfg.Load.Duration, g.rep.Label)
+	} else if g.rep.Recording() {
+		// A paired recording runs the plan's first look in full: it
+		// estimates, it never stops on a decision.
+		plan = fmt.Sprintf("%s, %d rounds of %s, %s paired with %s", g.rep.Experiment, g.cfg.Pairs, g.cfg.Load.Duration, g.rep.Label, shortCommit(g.rep.PairedWith))
 	}
 	fmt.Fprintf(g.stdout, "perfgate: %s on %s (%s, cpu %s, memory %s, GOMAXPROCS %d)",
 		plan, env.Target, env.Confinement, g.cfg.Resources.CPU, g.cfg.Resources.Memory, env.GOMAXPROCS)
@@ -284,7 +288,10 @@ func pairsRange(cfg *config.Config) string {
 // gating metric, so the experiment may stop before its maximum.
 func (g *invocation) decided(runs []report.Run) bool {
 	if g.rep.Recording() {
-		return false
+		// A recording decides nothing: measured alone it runs every round
+		// asked for; paired, the plan's first look (pairs.min), so every
+		// night's estimate has the same precision.
+		return g.rep.PairedRecording()
 	}
 	return verdict.MayStop(runs, g.cfg)
 }

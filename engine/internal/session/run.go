@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -27,7 +28,13 @@ type RunOptions struct {
 	// Targets are the targets the service may run on (the command's).
 	Targets Targets
 	History HistoryOptions
-	Command []string
+	// PairWith, when set, measures the tree as a duet against this
+	// revision (base) instead of alone: a commit, branch or tag, or
+	// PairWithLast for the newest valid entry of History.Dir. The report
+	// keeps the paired estimates (report.Paired), and the history entry
+	// with them; trend reads nights' changes from them.
+	PairWith string
+	Command  []string
 	// LogFormat is LogPlain (the default) or LogGitHub.
 	LogFormat string
 	Stdout    io.Writer
@@ -69,7 +76,7 @@ func Run(ctx context.Context, o RunOptions) (*report.Report, error) {
 	g.logFormat = o.LogFormat
 	g.targets = o.Targets
 	g.rep.Label = o.Label
-	rep, err := g.finish(g.record(ctx, o.Src))
+	rep, err := g.finish(g.record(ctx, o))
 	if rep != nil && len(rep.Runs) > 0 {
 		if herr := keepHistory(rep, o); herr != nil {
 			err = errors.Join(err, herr)
@@ -78,17 +85,40 @@ func Run(ctx context.Context, o RunOptions) (*report.Report, error) {
 	return rep, err
 }
 
-// record builds the tree at src as head and measures it alone.
-func (g *invocation) record(ctx context.Context, src string) error {
+// record builds the tree at o.Src as head and measures it alone, or as a
+// duet against the revision o.PairWith names.
+func (g *invocation) record(ctx context.Context, o RunOptions) error {
 	if err := g.begin(ctx); err != nil {
 		return err
 	}
-	binaries, err := g.build(ctx, []tree{{side: experiment.Head, dir: src, binary: &g.rep.Build.Head}})
+	pair, err := g.pairedBase(ctx, o)
+	if err != nil {
+		return &ConfigError{Err: err}
+	}
+	if pair == nil {
+		binaries, err := g.build(ctx, []tree{{side: experiment.Head, dir: o.Src, binary: &g.rep.Build.Head}})
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(filepath.Dir(binaries[experiment.Head]))
+		return g.measure(ctx, binaries, experiment.Head, o.Src)
+	}
+	defer func() {
+		if err := pair.Cleanup(); err != nil {
+			g.warn(fmt.Sprintf("could not remove the worktree of %s: %v", pair.Commit, err))
+		}
+	}()
+	g.rep.PairedWith = pair.Commit
+	g.rep.Seed = rand.Uint64()
+	binaries, err := g.build(ctx, []tree{
+		{side: experiment.Base, dir: pair.Dir, binary: &g.rep.Build.Base},
+		{side: experiment.Head, dir: o.Src, binary: &g.rep.Build.Head},
+	})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(filepath.Dir(binaries[experiment.Head]))
-	return g.measure(ctx, binaries, experiment.Head, src)
+	defer os.RemoveAll(filepath.Dir(binaries[experiment.Base]))
+	return g.measure(ctx, binaries, "", o.Src)
 }
 
 // recordingVerdict is gate's verdict for a failed experiment, invalid

@@ -108,7 +108,7 @@ func alarmMarkdown(config string, a Alarm, series []Series, links Links) string 
 		return b.String()
 	}
 	fmt.Fprintf(&b, "### perfgate: confirmed regression on main (%s)\n\n", render.Text(config))
-	fmt.Fprintln(&b, "The nightly trend found a step and paired gates of the commits on both sides, run side by side in one job, confirmed it.")
+	fmt.Fprintln(&b, "The nightly trend found a step, and the commits on both sides measured at the same time confirmed it (a paired night, or paired gates run side by side in one job).")
 	fmt.Fprintln(&b, pageLine(links))
 	for _, c := range a.Open {
 		writeConfirmation(&b, c, series, links)
@@ -119,12 +119,20 @@ func alarmMarkdown(config string, a Alarm, series []Series, links Links) string 
 func writeConfirmation(b *strings.Builder, c history.Confirmation, series []Series, links Links) {
 	m, _ := metric.Lookup(c.Metric)
 	fmt.Fprintf(b, "\n#### %s: %s at %s\n\n", render.Text(c.Metric), changeOf(c.Metric, c.Estimate), commitRef(c.Commit, links))
-	if st, s := stepOf(c, series); st != nil && m != nil {
+	st, s := stepOf(c, series)
+	switch {
+	case st != nil && st.Paired != nil:
+		p := st.Paired
+		fmt.Fprintf(b, "- Paired night: %s measured at the same time as %s, on the same CPUs: %s (%.1f%% interval %s to %s, %d rounds).\n",
+			commitRef(c.After, links), commitRef(c.Before, links), changeOf(c.Metric, p.Estimate), 100*p.Level, changeOf(c.Metric, p.CI[0]), changeOf(c.Metric, p.CI[1]), p.Pairs)
+	case st != nil && m != nil:
 		fmt.Fprintf(b, "- Nightly medians on %s: %s → %s (%s, p=%s).\n", render.Text(s.MachineDescription),
 			m.Format(st.BeforeLevel), m.Format(st.AfterLevel), changeOf(c.Metric, st.Magnitude), metric.PValue(st.P))
 	}
-	fmt.Fprintf(b, "- Paired gate: %s (%.0f%% CI %s to %s), %s; %d gate(s) between %s and %s.\n",
-		changeOf(c.Metric, c.Estimate), 100*c.CILevel, changeOf(c.Metric, c.CI[0]), changeOf(c.Metric, c.CI[1]), render.Text(c.Outcome), c.Gates, commitRef(c.Before, links), commitRef(c.After, links))
+	if c.Gates > 0 {
+		fmt.Fprintf(b, "- Paired gate: %s (%.0f%% CI %s to %s), %s; %d gate(s) between %s and %s.\n",
+			changeOf(c.Metric, c.Estimate), 100*c.CILevel, changeOf(c.Metric, c.CI[0]), changeOf(c.Metric, c.CI[1]), render.Text(c.Outcome), c.Gates, commitRef(c.Before, links), commitRef(c.After, links))
+	}
 	if len(c.Narrowed) > 0 {
 		refs := make([]string, len(c.Narrowed))
 		for i, n := range c.Narrowed {
@@ -138,6 +146,9 @@ func writeConfirmation(b *strings.Builder, c history.Confirmation, series []Seri
 			fmt.Fprintf(b, "| %s | %s %s |\n", render.Code(f.Name), metric.Signed(f.Delta), render.Text(f.Unit))
 		}
 	}
+	if c.Results == "" && st != nil && st.Paired != nil {
+		writeNightProfiles(b, s.Points[st.Index].Artifact, c)
+	}
 	if c.Results != "" {
 		fmt.Fprintln(b, "\nOpen the confirming gate's profiles:\n\n```sh")
 		if links.RunID > 0 && links.Artifact != "" {
@@ -150,6 +161,21 @@ func writeConfirmation(b *strings.Builder, c history.Confirmation, series []Seri
 		dir := "trend/" + c.Results
 		fmt.Fprintf(b, "go tool pprof -http=: -diff_base %s/base.%s.pb.gz %s/head.%s.pb.gz\n```\n", dir, profile, dir, profile)
 	}
+}
+
+// writeNightProfiles says how to open the profiles of the paired night
+// that confirmed a step: its recording's artifact holds both commits'.
+// The artifact's name and run come from a validated history entry.
+func writeNightProfiles(b *strings.Builder, a *history.Artifact, c history.Confirmation) {
+	if a == nil || a.RunID <= 0 || !history.IsArtifactName(a.Name) {
+		return
+	}
+	profile := "cpu"
+	if len(c.Functions) > 0 {
+		profile = c.Functions[0].Profile
+	}
+	fmt.Fprintf(b, "\nOpen that night's profiles (base is %s):\n\n```sh\ngh run download %d -n %s -D night\n", short(c.Before), a.RunID, a.Name)
+	fmt.Fprintf(b, "go tool pprof -http=: -diff_base night/base.%s.pb.gz night/head.%s.pb.gz\n```\n", profile, profile)
 }
 
 // stepOf is the series step a confirmation is about, when still in view.

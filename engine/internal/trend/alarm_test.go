@@ -60,3 +60,26 @@ func TestAlarmMarkdownEscapesWhatComesFromProfiles(t *testing.T) {
 		t.Errorf("commitRef linked a non-SHA: %s", ref)
 	}
 }
+
+// TestAlarmOfAPairedNightSaysHowItWasMeasured: a step confirmed by its
+// night's duet names that night, not medians and a p-value, spends no
+// gate line, and says how to open that night's profiles.
+func TestAlarmOfAPairedNightSaysHowItWasMeasured(t *testing.T) {
+	before, after := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	night := &history.PairedEstimate{Estimate: 0.031, CI: [2]float64{0.024, 0.038}, Level: 0.999, Pairs: 14}
+	c := history.Confirmation{ID: history.ConfirmationID("cpu", "m1", before, after), Metric: "cpu", Machine: "m1", Before: before, After: after, Commit: after,
+		Status: history.Confirmed, Outcome: "regression", Estimate: night.Estimate, CI: night.CI, CILevel: night.Level,
+		Functions: []history.Function{{Profile: "cpu", Name: "crypto/sha256.block", Unit: "µs/req", Delta: 9}}, Time: time.Date(2026, 11, 2, 3, 0, 0, 0, time.UTC)}
+	series := []Series{{Metric: "cpu", Machine: "m1", Points: []Point{{Commit: before}, {Commit: after, Artifact: &history.Artifact{Name: "perfgate-results-attempt-1", RunID: 99}}},
+		Steps: []Step{{Index: 1, Before: before, After: after, Magnitude: 0.031, P: 0.001, Paired: night, Confirmation: &c}}}}
+	md := alarmMarkdown("perfgate", alarmOf("perfgate", []history.Confirmation{c}), series, Links{})
+	for _, want := range []string{"- Paired night: `bbbbbbb` measured at the same time as `aaaaaaa`, on the same CPUs: +3.1% (99.9% interval +2.4% to +3.8%, 14 rounds).",
+		"gh run download 99 -n perfgate-results-attempt-1 -D night", "go tool pprof -http=: -diff_base night/base.cpu.pb.gz night/head.cpu.pb.gz"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("alarm.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Paired gate:") || strings.Contains(md, "Nightly medians") {
+		t.Errorf("alarm.md speaks of gates or medians for a paired night:\n%s", md)
+	}
+}

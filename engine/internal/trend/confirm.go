@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/history"
@@ -27,9 +27,11 @@ type confirmer struct {
 	commits Commits
 	// budget is how many gates bisection may run beyond the confirming one.
 	budget int
-	out    string
-	config string
-	now    func() time.Time
+	// minStep is the smallest step of a relative metric (Settings.MinMagnitude).
+	minStep float64
+	out     string
+	config  string
+	now     func() time.Time
 	// gates are the reports of the gates already run, by base and head:
 	// steps of several metrics in one range share their gates.
 	gates map[[2]string]*report.Report
@@ -74,7 +76,12 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 		return conf
 	}
 	commits, err := c.commits(ctx, st.Before, st.After)
-	if err != nil {
+	if err != nil && st.Paired != nil {
+		// The night's duet already compared the two commits: only the
+		// bisection of what lies between them needs the checkout.
+		commits = []string{st.After}
+		conf.Reason = "not bisected: " + err.Error()
+	} else if err != nil {
 		conf.Status, conf.Reason = history.Failed, err.Error()
 		return conf
 	}
@@ -94,25 +101,34 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 			return false, nil, rep, fmt.Errorf("the paired gate of %s and %s is %s: %s", short(base), short(head), rep.Verdict, rep.Reason)
 		}
 		for i := range rep.Metrics {
-			if rep.Metrics[i].Name == s.Metric {
-				return rep.Metrics[i].Outcome == want, &rep.Metrics[i], rep, nil
+			if mt := &rep.Metrics[i]; mt.Name == s.Metric {
+				return mt.Outcome == want || c.beyondNoChange(m, mt, st.Direction), mt, rep, nil
 			}
 		}
 		return false, nil, rep, fmt.Errorf("the paired gate of %s and %s did not compare %s", short(base), short(head), s.Metric)
 	}
-	found, mt, rep, err := shows(st.Before, st.After)
-	if err != nil {
-		conf.Status, conf.Reason = history.Failed, err.Error()
-		return conf
-	}
-	conf.Outcome, conf.Estimate, conf.CI, conf.CILevel = mt.Outcome, mt.Delta, mt.CI, mt.CILevel
-	if !found {
-		conf.Status = history.NotConfirmed
-		conf.Reason = fmt.Sprintf("the paired gate of %s and %s found %s %s, not a %s", short(st.Before), short(st.After), s.Metric, mt.Outcome, want)
-		return conf
+	if p := st.Paired; p != nil {
+		// Found from the night's duet of these two commits: that duet is
+		// the confirming gate.
+		conf.Outcome, conf.Estimate, conf.CI, conf.CILevel = want, p.Estimate, p.CI, p.Level
+		conf.Functions = functionsOf(st.functions, m)
+		conf.Reason = strings.TrimPrefix(strings.Join([]string{conf.Reason, fmt.Sprintf(
+			"confirmed by the night's paired recording of %s against %s (%d rounds measured at once)", short(st.After), short(st.Before), p.Pairs)}, "; "), "; ")
+	} else {
+		found, mt, rep, err := shows(st.Before, st.After)
+		if err != nil {
+			conf.Status, conf.Reason = history.Failed, err.Error()
+			return conf
+		}
+		conf.Outcome, conf.Estimate, conf.CI, conf.CILevel = mt.Outcome, mt.Delta, mt.CI, mt.CILevel
+		if !found {
+			conf.Status = history.NotConfirmed
+			conf.Reason = fmt.Sprintf("the paired gate of %s and %s found %s %s, not a %s", short(st.Before), short(st.After), s.Metric, mt.Outcome, want)
+			return conf
+		}
+		conf.Functions, conf.Results = history.TopFunctions(rep, m, 5), dir
 	}
 	conf.Status = history.Confirmed
-	conf.Functions, conf.Results = topFunctions(rep, m, 5), dir
 	conf.Commit = st.After
 	// Bisect: the culprit is in commits (lo, hi], where lo = -1 is Before.
 	lo, hi := -1, len(commits)-1
@@ -131,7 +147,7 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 		}
 		if found {
 			hi = mid
-			conf.Functions, conf.Results = topFunctions(rep, m, 5), dir
+			conf.Functions, conf.Results = history.TopFunctions(rep, m, 5), dir
 		} else {
 			lo = mid
 		}
@@ -146,41 +162,32 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 	return conf
 }
 
-// topFunctions are the largest function deltas of a gate in the profile
-// the metric comes from (CPU for CPU time and latency), in the metric's
-// terms where the profile has several (allocations or bytes).
-func topFunctions(rep *report.Report, m *metric.Metric, n int) []history.Function {
-	profile, unit := "cpu", ""
-	switch m {
-	case metric.Allocs:
-		profile, unit = "allocs", "allocs/req"
-	case metric.Bytes, metric.Heap:
-		profile, unit = "allocs", "B/req"
-	case metric.Goroutines:
-		profile = "goroutine"
+// beyondNoChange says whether a gate's comparison shows a relative
+// metric's step without its threshold: the interval leaves no change out
+// on the step's side and the estimate is at least the trend's smallest
+// step. A step smaller than the gate's threshold is still a step of
+// main: a pull request gate would pass it, the trend must not miss it.
+func (c *confirmer) beyondNoChange(m *metric.Metric, mt *report.Metric, dir string) bool {
+	if m.Scale != metric.Relative || abs(mt.Delta) < c.minStep {
+		return false
 	}
-	var fs []history.Function
-	for _, f := range rep.Functions {
-		if f.Profile == profile && (unit == "" || f.Unit == unit) {
-			fs = append(fs, history.Function{Profile: f.Profile, Name: history.Clean(f.Name, history.MaxName), Unit: f.Unit, Delta: f.Delta})
-		}
+	if (dir == Regression) != m.HigherIsBetter {
+		return mt.CI[0] > 0
 	}
-	sort.SliceStable(fs, func(i, j int) bool { return abs(fs[i].Delta) > abs(fs[j].Delta) })
-	// A function can have a flat and a cum row: the alarm lists it once,
-	// with the larger change.
-	seen := map[string]bool{}
-	unique := fs[:0]
+	return mt.CI[1] < 0
+}
+
+// functionsOf are a paired night's function changes in the profile the
+// metric comes from, at most five.
+func functionsOf(fs []history.Function, m *metric.Metric) []history.Function {
+	profile, unit := history.ProfileOf(m)
+	var out []history.Function
 	for _, f := range fs {
-		if !seen[f.Name] {
-			seen[f.Name] = true
-			unique = append(unique, f)
+		if f.Profile == profile && (unit == "" || f.Unit == unit) && len(out) < 5 {
+			out = append(out, f)
 		}
 	}
-	fs = unique
-	if len(fs) > n {
-		fs = fs[:n]
-	}
-	return fs
+	return out
 }
 
 func abs(x float64) float64 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +21,10 @@ type planted struct {
 	commits []string // before, then the range
 	culprit int      // index in commits
 	invalid bool
-	gates   [][2]string
+	// belowThreshold makes the culprit's step +3%, significant but
+	// "unchanged" against the gate's threshold.
+	belowThreshold bool
+	gates          [][2]string
 }
 
 func (p *planted) gate(_ context.Context, before, after, _ string) (*report.Report, error) {
@@ -29,11 +33,15 @@ func (p *planted) gate(_ context.Context, before, after, _ string) (*report.Repo
 		return &report.Report{Verdict: report.Invalid, Reason: "only 2 of 6 pairs are valid"}, nil
 	}
 	b, a := slices.Index(p.commits, before), slices.Index(p.commits, after)
-	outcome := "unchanged"
+	shown := report.Metric{Name: "cpu", Outcome: "unchanged", Delta: 0.001, CI: [2]float64{-0.01, 0.012}, CILevel: 0.95}
 	if b < p.culprit && a >= p.culprit {
-		outcome = "regression"
+		shown = report.Metric{Name: "cpu", Outcome: "regression", Delta: 0.08, CI: [2]float64{0.06, 0.1}, CILevel: 0.95}
+		if p.belowThreshold {
+			// A step the gate's threshold does not call a regression.
+			shown = report.Metric{Name: "cpu", Outcome: "unchanged", Delta: 0.03, CI: [2]float64{0.02, 0.04}, CILevel: 0.95}
+		}
 	}
-	return &report.Report{Verdict: report.Pass, Metrics: []report.Metric{{Name: "cpu", Outcome: outcome, Delta: 0.08, CI: [2]float64{0.06, 0.1}, CILevel: 0.95}},
+	return &report.Report{Verdict: report.Pass, Metrics: []report.Metric{shown},
 		Functions: []report.Function{{Profile: "cpu", Name: fmt.Sprintf("main.slow%d", a), Unit: "µs/req", Delta: 3}, {Profile: "allocs", Name: "x", Delta: 9}}}, nil
 }
 
@@ -66,7 +74,7 @@ func TestConfirmBisectsWithinTheBudget(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &planted{commits: commits, culprit: c.culprit}
-			cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: c.budget, out: t.TempDir(), config: "perfgate", now: time.Now}
+			cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: c.budget, minStep: DefaultMinMagnitude, out: t.TempDir(), config: "perfgate", now: time.Now}
 			before := "c0"
 			if c.name == "one commit, no bisection" {
 				before = "c7"
@@ -87,7 +95,7 @@ func TestConfirmBisectsWithinTheBudget(t *testing.T) {
 
 func TestConfirmFailsOnAnInvalidGateAndOnUnpairedMetrics(t *testing.T) {
 	p := &planted{commits: []string{"c0", "c1"}, culprit: 1, invalid: true}
-	cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, out: t.TempDir(), config: "perfgate", now: time.Now}
+	cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, minStep: DefaultMinMagnitude, out: t.TempDir(), config: "perfgate", now: time.Now}
 	conf := cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c1", Direction: Regression})
 	if conf.Status != history.Failed || conf.Reason != "the paired gate of c0 and c1 is invalid: only 2 of 6 pairs are valid" {
 		t.Errorf("invalid gate: %s %q", conf.Status, conf.Reason)
@@ -104,7 +112,7 @@ func TestConfirmFailsOnAnInvalidGateAndOnUnpairedMetrics(t *testing.T) {
 
 func TestConfirmSharesGatesAcrossMetrics(t *testing.T) {
 	p := &planted{commits: []string{"c0", "c1"}, culprit: 1}
-	cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, out: t.TempDir(), config: "perfgate", now: time.Now}
+	cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, minStep: DefaultMinMagnitude, out: t.TempDir(), config: "perfgate", now: time.Now}
 	cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c1", Direction: Regression})
 	cf.confirm(context.Background(), Series{Metric: "latency_p99"}, Step{Before: "c0", After: "c1", Direction: Regression})
 	if len(p.gates) != 1 {
@@ -121,8 +129,59 @@ func TestTopFunctionsListsAFunctionOnce(t *testing.T) {
 		{Profile: "allocs", Kind: "cum", Name: "main.handleSearch", Unit: "allocs/req", Delta: 19.6},
 		{Profile: "allocs", Kind: "flat", Name: "main.other", Unit: "B/req", Delta: 900},
 	}}
-	got := topFunctions(rep, metric.Allocs, 5)
+	got := history.TopFunctions(rep, metric.Allocs, 5)
 	if len(got) != 2 || got[0].Name != "main.handleSearch" || got[1].Name != "fmt.Sprintf" || got[1].Delta != 16.2 {
 		t.Errorf("top functions %+v; want handleSearch, then fmt.Sprintf once at +16.2", got)
+	}
+}
+
+// TestConfirmFindsAStepBelowTheGateThreshold: a +3% step the gate calls
+// unchanged (its threshold is higher) is still main's step: the interval
+// leaves no change out and it is above the smallest step.
+func TestConfirmFindsAStepBelowTheGateThreshold(t *testing.T) {
+	p := &planted{commits: []string{"c0", "c1", "c2", "c3", "c4"}, culprit: 3, belowThreshold: true}
+	cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, minStep: DefaultMinMagnitude, out: t.TempDir(), config: "perfgate", now: time.Now}
+	conf := cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c4", Direction: Regression})
+	if conf.Status != history.Confirmed || conf.Commit != "c3" || conf.Estimate != 0.03 {
+		t.Errorf("got %s at %s (%+v) after %v; want confirmed at c3, +3%%", conf.Status, conf.Commit, conf.Estimate, p.gates)
+	}
+	cf.minStep = 0.05
+	cf.gates = nil
+	conf = cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c4", Direction: Regression})
+	if conf.Status != history.NotConfirmed {
+		t.Errorf("a +3%% step with a 5%% smallest step: %s; want not confirmed", conf.Status)
+	}
+}
+
+// TestAPairedStepIsConfirmedByItsNight: a step found from one night's duet
+// needs no gate when its range is one commit; a range of several is
+// bisected from there, and a checkout that cannot list the range still
+// confirms the step at the night's commit.
+func TestAPairedStepIsConfirmedByItsNight(t *testing.T) {
+	night := &history.PairedEstimate{Estimate: 0.031, CI: [2]float64{0.027, 0.035}, Level: 0.999, Pairs: 14}
+	fs := []history.Function{{Profile: "allocs", Name: "x", Unit: "allocs/req", Delta: 2}, {Profile: "cpu", Name: "crypto/sha256.block", Unit: "µs/req", Delta: 9}}
+	p := &planted{commits: []string{"c0", "c1"}, culprit: 1}
+	cf := &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, minStep: DefaultMinMagnitude, out: t.TempDir(), config: "perfgate", now: time.Now}
+	conf := cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c1", Direction: Regression, Paired: night, functions: fs})
+	if conf.Status != history.Confirmed || conf.Commit != "c1" || len(p.gates) != 0 || conf.Estimate != 0.031 || conf.CILevel != 0.999 || conf.Outcome != report.Regression {
+		t.Errorf("one commit: %+v after gates %v; want confirmed at c1 from the night, no gate", conf, p.gates)
+	}
+	if len(conf.Functions) != 1 || conf.Functions[0].Name != "crypto/sha256.block" {
+		t.Errorf("functions %+v; want the night's cpu function", conf.Functions)
+	}
+
+	p = &planted{commits: []string{"c0", "c1", "c2", "c3", "c4"}, culprit: 2}
+	cf = &confirmer{gate: p.gate, commits: p.rangeOf, budget: 3, minStep: DefaultMinMagnitude, out: t.TempDir(), config: "perfgate", now: time.Now}
+	conf = cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c4", Direction: Regression, Paired: night})
+	if conf.Status != history.Confirmed || conf.Commit != "c2" || len(p.gates) != 2 {
+		t.Errorf("four commits: %s at %s after gates %v; want c2 after 2 bisection gates", conf.Status, conf.Commit, p.gates)
+	}
+
+	cf.commits = func(context.Context, string, string) ([]string, error) {
+		return nil, errors.New("c0 is not in this shallow checkout")
+	}
+	conf = cf.confirm(context.Background(), Series{Metric: "cpu"}, Step{Before: "c0", After: "c4", Direction: Regression, Paired: night})
+	if conf.Status != history.Confirmed || conf.Commit != "c4" || !strings.Contains(conf.Reason, "not bisected: c0 is not in this shallow checkout") {
+		t.Errorf("shallow: %s at %s, %q; want confirmed at c4, saying why it was not bisected", conf.Status, conf.Commit, conf.Reason)
 	}
 }

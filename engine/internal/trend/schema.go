@@ -75,8 +75,41 @@ type Series struct {
 	// metrics, about a fraction) or of the values (absolute ones). A step
 	// well above it is found (docs/trends-detection.md).
 	Spread float64 `json:"spread"`
-	Points []Point `json:"points"`
-	Steps  []Step  `json:"steps"`
+	// Detection is how steps were searched: DetectMedians (change points
+	// of the nightly medians), DetectPaired (each night's paired estimate
+	// against the night before; the medians of a machine-dependent metric
+	// are not searched then, their night-to-night drift is the machine's)
+	// or both, for a portable metric.
+	Detection string `json:"detection"`
+	// Chain is the paired nights' estimates compounded, when the series
+	// has any: how far the metric moved over them, step by step.
+	Chain *Chain `json:"chain,omitempty"`
+	// PairedSpread is how much the paired nights' estimates move: 1.4826 ×
+	// the median absolute deviation of their logarithms; what Spread is
+	// for the medians, with the machine's drift between nights taken out.
+	PairedSpread float64 `json:"paired_spread,omitempty"`
+	Points       []Point `json:"points"`
+	Steps        []Step  `json:"steps"`
+}
+
+// How a series' steps were searched.
+const (
+	DetectMedians = "medians"
+	DetectPaired  = "paired nights"
+	DetectBoth    = "medians and paired nights"
+)
+
+// Chain is a series' paired nights compounded: the product of the nights'
+// ratios since the first link, with an interval from their intervals
+// (each night's error independent: slow creep shows as a chain whose
+// interval leaves zero, though no single night did).
+type Chain struct {
+	From   string  `json:"from"` // the commit the first link was paired with
+	Nights int     `json:"nights"`
+	Change float64 `json:"change"` // a fraction
+	// CI is at Level, from the nights' intervals as if each were normal.
+	CI    [2]float64 `json:"ci"`
+	Level float64    `json:"level"`
 }
 
 // Point is one entry's summary of the metric.
@@ -89,6 +122,12 @@ type Point struct {
 	High   float64   `json:"high"`
 	// Artifact is where the entry's raw profiles are, when recorded.
 	Artifact *history.Artifact `json:"artifact,omitempty"`
+	// Paired is the night's paired estimate against the point before it,
+	// when the entry was paired with that point's commit (a link).
+	Paired *history.PairedEstimate `json:"paired,omitempty"`
+	// functions are the entry's paired function changes, for the
+	// confirmation of a step found from this night.
+	functions []history.Function
 }
 
 // Step is a change point of a series.
@@ -105,6 +144,13 @@ type Step struct {
 	AfterLevel  float64 `json:"after_level"`
 	Magnitude   float64 `json:"magnitude"`
 	P           float64 `json:"p"`
+	// Paired is set when the step was found from one night's paired
+	// estimate (its interval excludes no change and it is at least
+	// min_magnitude): Magnitude is that estimate, P the interval's miss
+	// rate (1 − its level), and the night's duet is the confirmation.
+	Paired *history.PairedEstimate `json:"paired,omitempty"`
+	// functions are that night's function changes.
+	functions []history.Function
 	// Direction is "regression" or "improvement" by the metric's sense.
 	Direction string `json:"direction"`
 	// Confirmation is the paired gates' finding, from this run or an

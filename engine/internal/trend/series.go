@@ -49,7 +49,11 @@ func buildSeries(entries []history.Entry) []Series {
 				groups[machine] = g
 				order = append(order, machine)
 			}
-			g.Points = append(g.Points, Point{Commit: e.Commit, Label: e.Label, Time: e.Time, Median: s.Median, Low: s.Low, High: s.High, Artifact: e.Artifact})
+			point := Point{Commit: e.Commit, Label: e.Label, Time: e.Time, Median: s.Median, Low: s.Low, High: s.High, Artifact: e.Artifact}
+			if n := len(g.Points); n > 0 {
+				point.Paired, point.functions = linkOf(e, m, g.Points[n-1].Commit)
+			}
+			g.Points = append(g.Points, point)
 		}
 		// The longest series first: it is the machine the nightly job
 		// usually gets.
@@ -57,6 +61,8 @@ func buildSeries(entries []history.Entry) []Series {
 		for _, machine := range order {
 			g := groups[machine]
 			g.Spread = spread(g.Points, m.Scale == metric.Relative)
+			g.Chain = chainOf(g.Points)
+			g.PairedSpread = pairedSpread(g.Points)
 			out = append(out, *g)
 		}
 	}
@@ -101,6 +107,23 @@ func spread(points []Point, relative bool) float64 {
 			xs = append(xs, math.Log(p.Median))
 		}
 	}
+	return robustSD(xs)
+}
+
+// pairedSpread is robustSD of the paired nights' log ratios.
+func pairedSpread(points []Point) float64 {
+	var xs []float64
+	for _, p := range points {
+		if p.Paired != nil && p.Paired.Estimate > -1 {
+			xs = append(xs, math.Log1p(p.Paired.Estimate))
+		}
+	}
+	return robustSD(xs)
+}
+
+// robustSD is 1.4826 × the median absolute deviation of xs (the standard
+// deviation, for normal values, unmoved by a step or two); 0 below two.
+func robustSD(xs []float64) float64 {
 	if len(xs) < 2 {
 		return 0
 	}

@@ -14,10 +14,13 @@ const (
 	Improvement = "improvement"
 )
 
-// findSteps runs change-point detection on each series' medians. Relative
-// metrics are searched on their logarithm with s.MinMagnitude as the
-// smallest step; absolute ones (errors, goroutines, heap) with their gate
-// threshold (s.Gate) as the smallest step, in their unit.
+// findSteps runs change-point detection on each series' medians and reads
+// the steps of its paired nights (paired.go). Relative metrics are
+// searched on their logarithm with s.MinMagnitude as the smallest step;
+// absolute ones (errors, goroutines, heap) with their gate threshold
+// (s.Gate) as the smallest step, in their unit. A machine-dependent
+// metric (CPU, latency) whose series has paired nights is read from them
+// alone: its medians drift with the machine from night to night.
 func findSteps(series []Series, s Settings) []string {
 	var warnings []string
 	for i := range series {
@@ -26,29 +29,49 @@ func findSteps(series []Series, s Settings) []string {
 		if !ok {
 			continue
 		}
-		xs := make([]float64, len(sr.Points))
-		for j, p := range sr.Points {
-			xs[j] = p.Median
+		var paired []Step
+		sr.Detection = DetectMedians
+		if hasLinks(sr) {
+			paired = pairedSteps(sr, m, s.MinMagnitude)
+			sr.Detection = DetectBoth
+			if !m.Portable {
+				sr.Detection, sr.Steps = DetectPaired, paired
+				continue
+			}
 		}
-		o := changepoint.Options{Alpha: s.Alpha, MinSegment: s.MinSegment, Relative: m.Scale == metric.Relative, Seed: seedOf(sr)}
-		o.MinMagnitude = s.MinMagnitude
-		if !o.Relative {
-			o.MinMagnitude = m.Threshold(s.Gate)
-		}
-		changes, err := changepoint.Detect(xs, o)
+		steps, err := medianSteps(sr, m, s)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s on %s: no change-point search: %v", sr.Metric, sr.MachineDescription, err))
-			continue
 		}
-		for _, c := range changes {
-			sr.Steps = append(sr.Steps, Step{
-				Index: c.Index, Before: sr.Points[c.Index-1].Commit, After: sr.Points[c.Index].Commit,
-				BeforeLevel: c.Before, AfterLevel: c.After, Magnitude: c.Magnitude, P: c.P,
-				Direction: direction(m, c.Magnitude),
-			})
-		}
+		sr.Steps = mergeSteps(steps, paired)
 	}
 	return warnings
+}
+
+// medianSteps are the change points of a series' medians.
+func medianSteps(sr *Series, m *metric.Metric, s Settings) ([]Step, error) {
+	xs := make([]float64, len(sr.Points))
+	for j, p := range sr.Points {
+		xs[j] = p.Median
+	}
+	o := changepoint.Options{Alpha: s.Alpha, MinSegment: s.MinSegment, Relative: m.Scale == metric.Relative, Seed: seedOf(sr)}
+	o.MinMagnitude = s.MinMagnitude
+	if !o.Relative {
+		o.MinMagnitude = m.Threshold(s.Gate)
+	}
+	changes, err := changepoint.Detect(xs, o)
+	if err != nil {
+		return nil, err
+	}
+	var steps []Step
+	for _, c := range changes {
+		steps = append(steps, Step{
+			Index: c.Index, Before: sr.Points[c.Index-1].Commit, After: sr.Points[c.Index].Commit,
+			BeforeLevel: c.Before, AfterLevel: c.After, Magnitude: c.Magnitude, P: c.P,
+			Direction: direction(m, c.Magnitude),
+		})
+	}
+	return steps, nil
 }
 
 // direction is whether a change of m by magnitude is for the worse.

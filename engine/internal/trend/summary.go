@@ -27,7 +27,9 @@ func summaryMarkdown(t *Trend, links Links) string {
 	} else {
 		fmt.Fprint(&b, "; none was confirmed (run with --confirm).")
 	}
-	fmt.Fprintln(&b, " CPU and latency series hold one machine's entries each; allocation counts are compared across machines.")
+	fmt.Fprintln(&b, " CPU and latency series hold one machine's entries each; allocation counts are compared across machines."+
+		" A paired night (perfgate run --pair-with) measured its commit and the night before's at once: a night whose paired interval leaves no change out and moved at least the smallest step is a step by itself, confirmed by that duet;"+
+		" CPU and latency series with paired nights are read from them alone.")
 	fmt.Fprintf(&b, "\nAlarm: **%s**", t.Alarm.State)
 	if t.Alarm.Title != "" {
 		fmt.Fprintf(&b, ": %s", render.Text(t.Alarm.Title))
@@ -35,7 +37,7 @@ func summaryMarkdown(t *Trend, links Links) string {
 	fmt.Fprintln(&b)
 	if len(t.Series) > 0 {
 		fmt.Fprintln(&b, "\n"+pageLine(links))
-		fmt.Fprintln(&b, "\n| metric | machine | entries | latest | last 30 | spread | steps |\n|---|---|---:|---:|---|---:|---|")
+		fmt.Fprintln(&b, "\n| metric | machine | entries | latest | last 30 | spread | paired nights | steps |\n|---|---|---:|---:|---|---:|---|---|")
 		for _, s := range t.Series {
 			m, _ := metric.Lookup(s.Metric)
 			last := s.Points[len(s.Points)-1]
@@ -43,8 +45,8 @@ func summaryMarkdown(t *Trend, links Links) string {
 			if m != nil {
 				latest = m.Format(last.Median)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", render.Text(s.Metric), render.Text(s.MachineDescription), len(s.Points),
-				render.Text(latest), chart.Sparkline(tail(s.Points)), spreadText(s, m), stepsCell(s, links))
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", render.Text(s.Metric), render.Text(s.MachineDescription), len(s.Points),
+				render.Text(latest), chart.Sparkline(tail(s.Points)), spreadText(s, m), chainCell(s, links), stepsCell(s, links))
 		}
 	}
 	if len(t.Warnings) > 0 {
@@ -105,3 +107,18 @@ func spreadText(s Series, m *metric.Metric) string {
 	}
 	return "±" + metric.Number(s.Spread)
 }
+
+// chainCell says how many paired nights a series has, how much they move
+// and how far they compound to.
+func chainCell(s Series, links Links) string {
+	c := s.Chain
+	if c == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%d, each ±%s; %s since %s (%s to %s)", c.Nights, metric.Percent(s.PairedSpread),
+		signedPercent(c.Change), commitRef(c.From, links), signedPercent(c.CI[0]), signedPercent(c.CI[1]))
+}
+
+// signedPercent shows a fraction as a signed percentage with two
+// decimals: paired nights move by tenths of a percent.
+func signedPercent(v float64) string { return fmt.Sprintf("%+.2f%%", 100*v) }

@@ -98,7 +98,7 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 	var gates []gateUse
 	var c *confirmer
 	if o.Checkout != nil {
-		c = &confirmer{gate: o.Checkout.Gate, commits: o.Checkout.Commits, budget: o.Settings.Budget, out: o.Out, config: o.Config, now: o.Now}
+		c = &confirmer{gate: o.Checkout.Gate, commits: o.Checkout.Commits, budget: o.Settings.Budget, minStep: o.Settings.MinMagnitude, out: o.Out, config: o.Config, now: o.Now}
 	}
 	for i := range t.Series {
 		for j := range t.Series[i].Steps {

@@ -1,0 +1,117 @@
+package trend
+
+import (
+	"math"
+	"sort"
+
+	"github.com/perfgate/perfgate/engine/internal/history"
+	"github.com/perfgate/perfgate/engine/internal/metric"
+)
+
+// Paired nights: a recording made with perfgate run --pair-with measured
+// its commit and the previous night's at once, on the same CPUs, so the
+// machine's drift between nights (6–16% for CPU on shared runners) is not
+// in its estimate (0.2–0.3% here, docs/trends-detection.md). A night
+// paired with the commit of the point before it in a series is a link of
+// that series; each link can show a step by itself.
+
+// linkOf is entry e's paired estimate of m when e was paired with
+// previous (the commit of the series' point before it), and the entry's
+// function changes; nil otherwise.
+func linkOf(e history.Entry, m *metric.Metric, previous string) (*history.PairedEstimate, []history.Function) {
+	if e.Paired == nil || e.Paired.With != previous {
+		return nil, nil
+	}
+	est, ok := e.Paired.Metrics[m.Name]
+	if !ok {
+		return nil, nil
+	}
+	return &est, e.Paired.Functions
+}
+
+// hasLinks says whether any point of the series is a paired night.
+func hasLinks(s *Series) bool {
+	for _, p := range s.Points {
+		if p.Paired != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// pairedSteps are the links whose estimate is a step on its own: its
+// interval (99.9%, verdict.PairedLevel) leaves no change out and it moved
+// the metric by at least minMagnitude. Under no change, a night's
+// interval misses zero one time in a thousand (the signed-rank interval
+// is exact), so this is as strict as the medians' change-point search.
+func pairedSteps(s *Series, m *metric.Metric, minMagnitude float64) []Step {
+	var steps []Step
+	for j := 1; j < len(s.Points); j++ {
+		est := s.Points[j].Paired
+		if est == nil || !(est.CI[0] > 0 || est.CI[1] < 0) || math.Abs(est.Estimate) < minMagnitude {
+			continue
+		}
+		steps = append(steps, Step{
+			Index: j, Before: s.Points[j-1].Commit, After: s.Points[j].Commit,
+			BeforeLevel: s.Points[j-1].Median, AfterLevel: s.Points[j].Median,
+			Magnitude: est.Estimate, P: 1 - est.Level, Direction: direction(m, est.Estimate), Paired: est,
+			functions: s.Points[j].functions,
+		})
+	}
+	return steps
+}
+
+// mergeSteps adds the paired steps to those of the medians: a step both
+// found (the same night) is one step, confirmed by its night's duet.
+func mergeSteps(medians, paired []Step) []Step {
+	byIndex := map[int]int{}
+	for i, st := range medians {
+		byIndex[st.Index] = i
+	}
+	out := append([]Step(nil), medians...)
+	for _, st := range paired {
+		if i, ok := byIndex[st.Index]; ok {
+			out[i].Paired, out[i].functions = st.Paired, st.functions
+			continue
+		}
+		out = append(out, st)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
+}
+
+// chainOf compounds a series' links from the first on: the change over
+// the paired nights and an interval from theirs, each night's taken as
+// normal with its interval's half width over the normal quantile of its
+// level. Nights that are not links (a gap in the chain) are skipped: the
+// chain then leaves out what changed between them.
+func chainOf(points []Point) *Chain {
+	var c *Chain
+	sum, variance, level := 0.0, 0.0, 0.0
+	for j, p := range points {
+		est := p.Paired
+		if est == nil || est.Estimate <= -1 || est.CI[0] <= -1 {
+			continue
+		}
+		if c == nil {
+			c = &Chain{From: points[j-1].Commit}
+		}
+		c.Nights++
+		sum += math.Log1p(est.Estimate)
+		z := twoSidedZ(est.Level)
+		half := (math.Log1p(est.CI[1]) - math.Log1p(est.CI[0])) / 2
+		variance += (half / z) * (half / z)
+		level = est.Level
+	}
+	if c == nil {
+		return nil
+	}
+	z := twoSidedZ(level)
+	sd := math.Sqrt(variance)
+	c.Change, c.CI, c.Level = math.Expm1(sum), [2]float64{math.Expm1(sum - z*sd), math.Expm1(sum + z*sd)}, level
+	return c
+}
+
+// twoSidedZ is the normal quantile whose two-sided interval has coverage
+// level (3.29 at 99.9%).
+func twoSidedZ(level float64) float64 { return math.Sqrt2 * math.Erfinv(level) }
