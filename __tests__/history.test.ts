@@ -9,7 +9,7 @@ import { historyLine } from './support/history-line.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
 
-const { openHistory, recordFlags, saveHistory } = await import('../src/history.js')
+const { openHistory, pairFlags, recordFlags, saveHistory } = await import('../src/history.js')
 const { getInputs } = await import('../src/inputs.js')
 const { parseTrend } = await import('../src/trend.js')
 const { updateTrendIssue } = await import('../src/publish.js')
@@ -128,6 +128,18 @@ describe('recordFlags', () => {
       head,
     ])
     expect(await recordFlags('n', event, tmp, {})).toEqual(['--artifact-name', 'n'])
+  })
+})
+
+describe('pairFlags', () => {
+  it('pairs with the last recording only where there is a history to find it in', () => {
+    const history = { dir: '/h' }
+    expect(pairFlags('last', history)).toEqual(['--pair-with', 'last'])
+    expect(pairFlags('v1.4.0', history)).toEqual(['--pair-with', 'v1.4.0'])
+    expect(pairFlags('v1.4.0', undefined)).toEqual(['--pair-with', 'v1.4.0'])
+    expect(pairFlags('none', history)).toEqual([])
+    expect(pairFlags('last', undefined)).toEqual([])
+    expect(recorded.infos.join('\n')).toContain('with history: none, tonight is recorded alone')
   })
 })
 

@@ -89,7 +89,11 @@ describe('getInputs', () => {
     ['target', 'lambda', `Invalid 'target': "lambda". Expected one of local, docker, kind, kubernetes, or empty for the config's target.`],
     ['base-ref', '--upload-pack=evil', `Invalid 'base-ref': "--upload-pack=evil". Expected a branch, tag or commit SHA`],
     ['base-ref', 'main..feature', `Invalid 'base-ref': "main..feature".`],
-    ['pair-with', '--output=x', `Invalid 'pair-with': "--output=x". Expected a branch, tag or commit SHA such as main or 4b825dc, not starting with '-', or last or none.`],
+    [
+      'pair-with',
+      '--output=x',
+      `Invalid 'pair-with': "--output=x". Expected a branch, tag or commit SHA such as main or 4b825dc, not starting with '-', or last or none.`,
+    ],
     ['config', '../../etc/passwd', `Invalid 'config': "../../etc/passwd". Expected a path relative to the workspace, without '..'.`],
     ['working-directory', '/srv', `Invalid 'working-directory': "/srv". Expected a path relative to the workspace`],
     ['artifact-name', 'perf/results', `Invalid 'artifact-name': "perf/results". Expected at most 200 characters without "/".`],

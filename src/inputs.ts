@@ -97,7 +97,7 @@ function checkRevision(name: string, ref: string, problems: string[]): string {
   // eslint-disable-next-line no-control-regex
   if (ref.startsWith('-') || /[\s\x00-\x1f\x7f~^:?*[\\]/.test(ref.replace(/[~^]\d*$/, '')) || ref.includes('..')) {
     problems.push(
-      `Invalid '${name}': ${JSON.stringify(ref)}. Expected a branch, tag or commit SHA such as main or 4b825dc, not starting with '-'${name === 'pair-with' ? ", or last or none" : ''}.`,
+      `Invalid '${name}': ${JSON.stringify(ref)}. Expected a branch, tag or commit SHA such as main or 4b825dc, not starting with '-'${name === 'pair-with' ? ', or last or none' : ''}.`,
     )
   }
   return ref

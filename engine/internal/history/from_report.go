@@ -45,7 +45,9 @@ func FromReport(rep *report.Report, meta Meta) (Entry, error) {
 		Artifact: meta.Artifact,
 	}
 	for _, r := range rep.Runs {
-		if r.Compared() {
+		// The recorded tree's runs: a paired recording's base runs are the
+		// other commit's.
+		if r.Compared() && metric.SideOf(r) == metric.Head {
 			e.Runs++
 		}
 	}

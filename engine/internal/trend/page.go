@@ -15,7 +15,7 @@ import (
 func pageHTML(t *Trend) string {
 	intro := []string{
 		fmt.Sprintf("%d history entries, %d valid. Alarm: %s. %s", t.Entries, t.Used, t.Alarm.State, t.Alarm.Title),
-		"Each dot is one nightly recording's median over its runs, the band its runs' range. Dashed vertical lines are suspected steps; solid ones were confirmed by a paired gate and name the commit.",
+		"Each dot is one nightly recording's median over its runs, the band its runs' range. Dashed vertical lines are suspected steps; solid ones were confirmed by a paired gate or a paired night and name the commit. CPU and latency series with paired nights take their steps from those nights (their medians here still move with the machine); the job summary shows how the paired nights compound.",
 	}
 	intro = append(intro, t.Warnings...)
 	charts := make([]chart.Series, len(t.Series))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/history"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/stats"
 	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
@@ -49,7 +50,7 @@ func TestPairedSimulation(t *testing.T) {
 			falseSteps += stepsOf(entries, settings)
 		}
 		flat := sequences * (nights - 1)
-		fmt.Fprintf(&b, "| %s | %d | %d | %.3f | %.2f%% |\n", noiseName(heavy), flat, falseSteps, 100*float64(falseSteps)/float64(flat), 100*sdOf(estimates))
+		fmt.Fprintf(&b, "| %s | %d | %d | %.3f | %.2f%% |\n", noiseName(heavy), flat, falseSteps, 100*float64(falseSteps)/float64(flat), 100*stats.SD(estimates))
 	}
 	fmt.Fprintln(&b, "\n| step | noise | step nights | found on the step's night | found within 2 nights | other steps |\n|---:|---|---:|---:|---:|---:|")
 	for _, step := range []float64{0.02, 0.03, 0.05} {
@@ -154,17 +155,4 @@ func stepIndexes(entries []history.Entry, s Settings) map[int]bool {
 		}
 	}
 	return found
-}
-
-func sdOf(xs []float64) float64 {
-	mean := 0.0
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(ss / float64(len(xs)-1))
 }
