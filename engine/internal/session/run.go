@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/experiment"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // RunOptions are the flags of `perfgate run`, which measures one tree
@@ -110,6 +111,10 @@ func (g *invocation) record(ctx context.Context, o RunOptions) error {
 	}()
 	g.rep.PairedWith = pair.Commit
 	g.rep.Seed = rand.Uint64()
+	if g.cfg.Pairs < verdict.MinPairedRounds {
+		g.warn(fmt.Sprintf("pairs.min is %d: a paired night of fewer than %d rounds cannot reach the %.1f%% interval perfgate trend reads steps from, so this night's estimates are kept but show no step; set pairs.min to %d or more",
+			g.cfg.Pairs, verdict.MinPairedRounds, 100*verdict.PairedLevel, verdict.MinPairedRounds))
+	}
 	binaries, err := g.build(ctx, []tree{
 		{side: experiment.Base, dir: pair.Dir, binary: &g.rep.Build.Base},
 		{side: experiment.Head, dir: o.Src, binary: &g.rep.Build.Head},

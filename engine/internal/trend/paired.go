@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -29,26 +30,59 @@ func linkOf(e history.Entry, m *metric.Metric, previous string) (*history.Paired
 	return &est, e.Paired.Functions
 }
 
-// hasLinks says whether any point of the series is a paired night.
-func hasLinks(s *Series) bool {
+// hasLinks says whether any point of the series is a paired night whose
+// interval reached the level a step needs.
+func hasLinks(s *Series, alpha float64) bool {
 	for _, p := range s.Points {
-		if p.Paired != nil {
+		if decisive(p.Paired, alpha) {
 			return true
 		}
 	}
 	return false
 }
 
+// decisive says whether a night's interval is at least as strict as the
+// search (coverage 1 − alpha): a duet of too few rounds cannot reach it
+// (the signed-rank interval of n rounds misses zero by chance 2/2^n at
+// least; 11 rounds for p ≤ 0.001), and its widest interval would leave
+// zero out one night in 32 at 6 rounds.
+func decisive(est *history.PairedEstimate, alpha float64) bool {
+	return est != nil && est.Level >= 1-alpha-1e-9
+}
+
+// shortNights warns when a series' paired nights have too few rounds for
+// their intervals to show a step.
+func shortNights(s *Series, alpha float64) string {
+	for _, p := range s.Points {
+		if p.Paired != nil && !decisive(p.Paired, alpha) {
+			return fmt.Sprintf("%s on %s: paired nights of %d rounds reach a %.1f%% interval, not the %.1f%% a step needs: their steps are not read (set pairs.min to %d or more)",
+				s.Metric, s.MachineDescription, p.Paired.Pairs, 100*p.Paired.Level, 100*(1-alpha), roundsFor(alpha))
+		}
+	}
+	return ""
+}
+
+// roundsFor is the fewest rounds whose signed-rank interval can reach
+// coverage 1 − alpha: 2/2^n ≤ alpha.
+func roundsFor(alpha float64) int {
+	n := 1
+	for 2/math.Pow(2, float64(n)) > alpha {
+		n++
+	}
+	return n
+}
+
 // pairedSteps are the links whose estimate is a step on its own: its
-// interval (99.9%, verdict.PairedLevel) leaves no change out and it moved
-// the metric by at least minMagnitude. Under no change, a night's
+// interval (99.9%, verdict.PairedLevel, at least 1 − the search's alpha)
+// leaves no change out and it moved the metric by at least the smallest
+// step. Under no change, a night's
 // interval misses zero one time in a thousand (the signed-rank interval
 // is exact), so this is as strict as the medians' change-point search.
-func pairedSteps(s *Series, m *metric.Metric, minMagnitude float64) []Step {
+func pairedSteps(s *Series, m *metric.Metric, set Settings) []Step {
 	var steps []Step
 	for j := 1; j < len(s.Points); j++ {
 		est := s.Points[j].Paired
-		if est == nil || !(est.CI[0] > 0 || est.CI[1] < 0) || math.Abs(est.Estimate) < minMagnitude {
+		if !decisive(est, set.Alpha) || !(est.CI[0] > 0 || est.CI[1] < 0) || math.Abs(est.Estimate) < set.MinMagnitude {
 			continue
 		}
 		steps = append(steps, Step{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/history"
@@ -102,5 +103,31 @@ func TestFlatPairedNightsFindNothing(t *testing.T) {
 		if s.Metric == "cpu" && (s.Points[20].Paired != nil || s.Chain.Nights != 28) {
 			t.Errorf("cpu: night 20 linked %v, chain %+v; want the reference duet left out of a 28-night chain", s.Points[20].Paired, s.Chain)
 		}
+	}
+}
+
+// TestShortPairedNightsShowNoStep: a night of 6 rounds reaches a 96.9%
+// interval at most; at the default 99.9% it is not read for steps (its
+// widest interval would miss zero by chance one night in 32), the trend
+// says why, and the CPU medians are searched instead.
+func TestShortPairedNightsShowNoStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var entries []history.Entry
+	for i := 0; i < 10; i++ {
+		e := pairedNight(i, 1000, 0, rng)
+		if e.Paired != nil {
+			e.Paired.Metrics["cpu"] = history.PairedEstimate{Estimate: 0.05, CI: [2]float64{0.02, 0.08}, Level: 1 - 2.0/64, Pairs: 6}
+		}
+		entries = append(entries, e)
+	}
+	series := buildSeries(entries)
+	warnings := findSteps(series, Settings{Alpha: DefaultAlpha, MinMagnitude: DefaultMinMagnitude, MinSegment: DefaultMinSegment})
+	for _, s := range series {
+		if s.Metric == "cpu" && (len(s.Steps) != 0 || s.Detection != DetectMedians) {
+			t.Errorf("cpu: detection %q, steps %+v; want the medians searched and no step from short nights", s.Detection, s.Steps)
+		}
+	}
+	if len(warnings) == 0 || !strings.Contains(warnings[0], "cpu on ") || !strings.Contains(warnings[0], "paired nights of 6 rounds reach a 96.9% interval, not the 99.9% a step needs") || !strings.Contains(warnings[0], "set pairs.min to 11 or more") {
+		t.Errorf("warnings %q; want the short nights named", warnings)
 	}
 }

@@ -31,8 +31,11 @@ func findSteps(series []Series, s Settings) []string {
 		}
 		var paired []Step
 		sr.Detection = DetectMedians
-		if hasLinks(sr) {
-			paired = pairedSteps(sr, m, s.MinMagnitude)
+		if w := shortNights(sr, s.Alpha); w != "" {
+			warnings = append(warnings, w)
+		}
+		if hasLinks(sr, s.Alpha) {
+			paired = pairedSteps(sr, m, s)
 			sr.Detection = DetectBoth
 			if !m.Portable {
 				sr.Detection, sr.Steps = DetectPaired, paired

@@ -15,6 +15,11 @@ import (
 // metric, whatever the gate's alpha.
 const PairedLevel = 0.999
 
+// MinPairedRounds is the fewest rounds whose signed-rank interval can reach
+// PairedLevel: n rounds all on one side happen by chance 2/2^n of the
+// time, 0.00098 at 11.
+const MinPairedRounds = 11
+
 // PairedEstimates are a paired recording's estimates of head against base:
 // for each relative metric compared round by round (not counted events),
 // the Hodges–Lehmann estimate of the valid rounds' log ratios and its

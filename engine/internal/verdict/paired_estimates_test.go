@@ -27,3 +27,10 @@ func TestPairedEstimatesMeasureWithoutAThreshold(t *testing.T) {
 		t.Error("errors are counted events, not a ratio of rounds: no paired estimate")
 	}
 }
+
+func TestMinPairedRoundsIsTheFewestThatReachPairedLevel(t *testing.T) {
+	miss := func(n int) float64 { return 2 / math.Pow(2, float64(n)) }
+	if miss(MinPairedRounds) > 1-PairedLevel || miss(MinPairedRounds-1) <= 1-PairedLevel {
+		t.Errorf("%d rounds: chance %g; %d rounds: %g; want the first at most %g", MinPairedRounds, miss(MinPairedRounds), MinPairedRounds-1, miss(MinPairedRounds-1), 1-PairedLevel)
+	}
+}
