@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/build"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/session"
 )
@@ -80,11 +81,11 @@ func configWithin(src, configPath string) (string, error) {
 // (history rewritten) leaves after alone in the range.
 func (c Checkout) Commits(ctx context.Context, before, after string) ([]string, error) {
 	for _, commit := range []string{before, after} {
-		if err := exec.CommandContext(ctx, "git", "-C", c.Src, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
+		if err := c.git(ctx, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
 			return nil, fmt.Errorf("commit %s is not in the checkout at %s; check out the full history (actions/checkout with fetch-depth: 0)", short(commit), c.Src)
 		}
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", c.Src, "rev-list", "--reverse", "--first-parent", "--ancestry-path", before+".."+after).Output()
+	out, err := c.git(ctx, "rev-list", "--reverse", "--first-parent", "--ancestry-path", before+".."+after).Output()
 	if err != nil {
 		return nil, fmt.Errorf("list the commits from %s to %s: %w", short(before), short(after), err)
 	}
@@ -93,4 +94,14 @@ func (c Checkout) Commits(ctx context.Context, before, after string) ([]string, 
 		return []string{after}, nil
 	}
 	return commits, nil
+}
+
+// git is a git command in the checkout, run as the checkout's owner under
+// sudo (as the gates' own git runs, build.ResolveBase): git then trusts
+// the repository without relying on SUDO_UID, and root reads nothing of
+// it that its owner could not.
+func (c Checkout) git(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", c.Src}, args...)...)
+	privilege.AsInvoker(cmd)
+	return cmd
 }
