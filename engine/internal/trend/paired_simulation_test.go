@@ -37,20 +37,25 @@ func TestPairedSimulation(t *testing.T) {
 	settings := Settings{Alpha: DefaultAlpha, MinMagnitude: DefaultMinMagnitude, MinSegment: DefaultMinSegment}
 	var b strings.Builder
 	fmt.Fprintf(&b, "per-round SD %.2f%%, %d rounds a night, min step %.0f%%\n\n", 100*sd, rounds, 100*settings.MinMagnitude)
-	fmt.Fprintln(&b, "| noise | flat nights | false steps | per 100 nights | SD of the nights' estimates |\n|---|---:|---:|---:|---:|")
+	fmt.Fprintln(&b, "| noise | flat nights | false steps | per 100 nights | SD of the nights' estimates | the chain's stated SD over the SD of chains after 99 nights |\n|---|---:|---:|---:|---:|---:|")
 	for _, heavy := range []bool{false, true} {
 		rng := rand.New(rand.NewPCG(11, uint64(len(b.String()))))
 		const sequences, nights = 200, 100
-		falseSteps, estimates := 0, []float64{}
+		falseSteps, estimates, chains, stated := 0, []float64{}, []float64{}, []float64{}
 		for range sequences {
 			entries := simulatedNights(nights, -1, 0, sd, heavy, rounds, rng)
 			for _, e := range entries[1:] {
 				estimates = append(estimates, math.Log1p(e.Paired.Metrics["cpu"].Estimate))
 			}
 			falseSteps += stepsOf(entries, settings)
+			if c := cpuChain(entries); c != nil {
+				chains = append(chains, math.Log1p(c.Change))
+				stated = append(stated, (math.Log1p(c.CI[1])-math.Log1p(c.CI[0]))/2/twoSidedZ(c.Level))
+			}
 		}
 		flat := sequences * (nights - 1)
-		fmt.Fprintf(&b, "| %s | %d | %d | %.3f | %.2f%% |\n", noiseName(heavy), flat, falseSteps, 100*float64(falseSteps)/float64(flat), 100*stats.SD(estimates))
+		fmt.Fprintf(&b, "| %s | %d | %d | %.3f | %.2f%% | %.2f |\n", noiseName(heavy), flat, falseSteps, 100*float64(falseSteps)/float64(flat), 100*stats.SD(estimates),
+			stats.Median(stated)/stats.SD(chains))
 	}
 	fmt.Fprintln(&b, "\n| step | noise | step nights | found on the step's night | found within 2 nights | other steps |\n|---:|---|---:|---:|---:|---:|")
 	for _, step := range []float64{0.02, 0.03, 0.05} {
@@ -135,6 +140,16 @@ func noiseName(heavy bool) string {
 		return "t, 3 df"
 	}
 	return "normal"
+}
+
+// cpuChain is the CPU series' chain of the nights.
+func cpuChain(entries []history.Entry) *Chain {
+	for _, sr := range buildSeries(entries) {
+		if sr.Metric == "cpu" {
+			return sr.Chain
+		}
+	}
+	return nil
 }
 
 // stepsOf counts the CPU steps findSteps reads from the nights.
