@@ -33,6 +33,10 @@ type Series struct {
 	Unit     string
 	Points   []Point
 	Marks    []Mark
+	// PointLegend, RangeLegend and ConfirmedLegend say what a dot, its
+	// whisker and a solid mark are, when not a night's median, its runs'
+	// range and a step a paired gate confirmed (a chart of paired nights).
+	PointLegend, RangeLegend, ConfirmedLegend string
 }
 
 // xAxisLabel says what a point is: the charts are of nightly recordings.
@@ -56,7 +60,7 @@ func SVG(s Series, w, h int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`, w, h, w, h)
 	fmt.Fprintf(&b, `<text x="%d" y="18" font-weight="bold" font-size="14">%s</text>`, left, esc(s.Title))
-	legend(&b, left, 38)
+	legend(&b, left, 38, s)
 	if len(s.Points) == 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d">no entries</text></svg>`, left, h/2)
 		return b.String()
@@ -145,12 +149,21 @@ func SVG(s Series, w, h int) string {
 
 // legend draws, in one row from (x, y), a sample of each thing a chart
 // shows with what it means.
-func legend(b *strings.Builder, x, y int) {
+func legend(b *strings.Builder, x, y int, s Series) {
+	point, whisker, confirmed := "median of the night's runs", "range of its runs", "step confirmed by a paired gate (its commit)"
+	for _, o := range []struct {
+		to   *string
+		from string
+	}{{&point, s.PointLegend}, {&whisker, s.RangeLegend}, {&confirmed, s.ConfirmedLegend}} {
+		if o.from != "" {
+			*o.to = o.from
+		}
+	}
 	items := []struct{ sample, text string }{
-		{fmt.Sprintf(`<line x1="0" x2="18" y1="0" y2="0" stroke="%s" stroke-width="2"/><circle cx="9" cy="0" r="3" fill="%s"/>`, medianColour, medianColour), "median of the night's runs"},
-		{fmt.Sprintf(`<line x1="9" x2="9" y1="-7" y2="7" stroke="%s" stroke-width="3"/>`, rangeColour), "range of its runs"},
+		{fmt.Sprintf(`<line x1="0" x2="18" y1="0" y2="0" stroke="%s" stroke-width="2"/><circle cx="9" cy="0" r="3" fill="%s"/>`, medianColour, medianColour), point},
+		{fmt.Sprintf(`<line x1="9" x2="9" y1="-7" y2="7" stroke="%s" stroke-width="3"/>`, rangeColour), whisker},
 		{fmt.Sprintf(`<line x1="9" x2="9" y1="-7" y2="7" stroke="%s" stroke-width="2" stroke-dasharray="3,2"/>`, suspectedColour), "suspected step"},
-		{fmt.Sprintf(`<line x1="9" x2="9" y1="-7" y2="7" stroke="%s" stroke-width="2"/>`, confirmedColour), "step confirmed by a paired gate (its commit)"},
+		{fmt.Sprintf(`<line x1="9" x2="9" y1="-7" y2="7" stroke="%s" stroke-width="2"/>`, confirmedColour), confirmed},
 	}
 	for _, it := range items {
 		fmt.Fprintf(b, `<g transform="translate(%d %d)">%s<text x="24" y="4" fill="#333">%s</text></g>`, x, y, it.sample, esc(it.text))

@@ -131,3 +131,40 @@ func TestShortPairedNightsShowNoStep(t *testing.T) {
 		t.Errorf("warnings %q; want the short nights named", warnings)
 	}
 }
+
+// TestThePageChartsPairedNightsCompounded: a series with paired nights
+// gets a second chart, the nights compounded from 0% with each night's
+// interval as its whisker and the paired step marked there (not on the
+// medians, which drift with the machine).
+func TestThePageChartsPairedNightsCompounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var entries []history.Entry
+	for i := 0; i < 16; i++ {
+		entries = append(entries, pairedNight(i, 12, 0.03, rng))
+	}
+	series := buildSeries(entries)
+	findSteps(series, Settings{Alpha: DefaultAlpha, MinMagnitude: DefaultMinMagnitude, MinSegment: DefaultMinSegment})
+	for _, s := range series {
+		if s.Metric != "cpu" {
+			continue
+		}
+		if marks := chartOf(s).Marks; len(marks) != 0 {
+			t.Errorf("the medians chart marks %+v; want the paired step on the chain's chart only", marks)
+		}
+		c, ok := chainChartOf(s)
+		if !ok || len(c.Points) != 16 || c.Points[0].Median != 0 || c.Unit != "%" || !strings.Contains(c.Title, "paired nights compounded") {
+			t.Fatalf("chain chart %+v (%v); want 16 points from 0%%", c, ok)
+		}
+		if len(c.Marks) != 1 || c.Marks[0].Index != 12 || math.Abs(c.Points[15].Median-3) > 1 {
+			t.Errorf("marks %+v, last level %.2f%%; want the step at night 12 and about +3%% at the end", c.Marks, c.Points[15].Median)
+		}
+		for i, p := range c.Points[1:] {
+			if !(p.Low <= p.Median && p.Median <= p.High) {
+				t.Errorf("night %d: %.2f outside its whisker [%.2f, %.2f]", i+1, p.Median, p.Low, p.High)
+			}
+		}
+	}
+	if page := pageHTML(&Trend{Config: "perfgate", Series: series}); !strings.Contains(page, "that night&#39;s paired interval") {
+		t.Error("the page has no chart of paired nights")
+	}
+}
