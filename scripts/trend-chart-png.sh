@@ -6,6 +6,11 @@
 #   PERFGATE_KEEP_TREND=/tmp/trend go test -run TestTrendFindsConfirmsAndBisects ./cmd/perfgate   # in engine/, as root
 #   bash scripts/trend-chart-png.sh /tmp/trend/index.html "Allocations per request" docs/img/trend-chart.png
 #
+# docs/img/trend-paired-chart.png is the CPU chain of the real paired
+# nights of scripts/paired-nightlies.sh:
+#
+#   bash scripts/trend-chart-png.sh results/paired-nightlies/trend/index.html "CPU per request (cpu): paired nights compounded" docs/img/trend-paired-chart.png
+#
 # The chart is the page's own SVG, unchanged: the figure whose title starts
 # with the given text.
 set -euo pipefail
