@@ -162,9 +162,7 @@ func revision(rev string, dirty bool) string {
 	if rev == "" {
 		return "(not a git checkout)"
 	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
+	rev = shortRevision(rev)
 	if dirty {
 		rev += " (with uncommitted changes)"
 	}

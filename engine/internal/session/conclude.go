@@ -65,12 +65,8 @@ func (g *invocation) sidesMeasured() []metric.Side {
 func (g *invocation) compareSides(err error) {
 	rep := g.rep
 	runs := rep.Runs
-	functions, warnings := attribution.Functions(g.out, runs, attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo))
-	rep.Functions = append([]report.Function{}, functions...)
+	g.attributeFunctions()
 	rep.Flame = attribution.Flame(g.out, runs)
-	for _, w := range warnings {
-		g.warn("profile attribution: " + w.Error())
-	}
 	rep.Benchstat = benchtable.Rows(runs)
 	rep.Verdict, rep.Reason = measurementVerdict(err, runs, g.cfg.Pairs)
 	switch rep.Verdict {
@@ -90,6 +86,17 @@ func (g *invocation) compareSides(err error) {
 	}
 }
 
+// attributeFunctions puts the per-request change of each function, head
+// against base, in the report (profile attribution).
+func (g *invocation) attributeFunctions() {
+	rep := g.rep
+	functions, warnings := attribution.Functions(g.out, rep.Runs, attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo))
+	rep.Functions = append([]report.Function{}, functions...)
+	for _, w := range warnings {
+		g.warn("profile attribution: " + w.Error())
+	}
+}
+
 // comparePairedRecording estimates how the recorded tree differs from the
 // commit it was paired with, metric by metric, and where (functions). Its
 // verdict is a recording's, pass or invalid, never a regression: nothing
@@ -100,11 +107,7 @@ func (g *invocation) comparePairedRecording(err error) {
 	if rep.Verdict != report.Pass {
 		return
 	}
-	functions, warnings := attribution.Functions(g.out, rep.Runs, attribution.OwnCode(rep.Build.Head.BuildInfo, rep.Build.Base.BuildInfo))
-	rep.Functions = append([]report.Function{}, functions...)
-	for _, w := range warnings {
-		g.warn("profile attribution: " + w.Error())
-	}
+	g.attributeFunctions()
 	rep.Paired = verdict.PairedEstimates(rep.Runs)
 	rep.Reason = fmt.Sprintf("recorded %s paired with %s (%s: %s); nothing decided (mode record): trend reads the paired estimates",
 		rep.Label, shortCommit(rep.PairedWith), rep.Experiment, rep.Reason)

@@ -96,34 +96,29 @@ func (g *invocation) record(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return &ConfigError{Err: err}
 	}
-	if pair == nil {
-		binaries, err := g.build(ctx, []tree{{side: experiment.Head, dir: o.Src, binary: &g.rep.Build.Head}})
-		if err != nil {
-			return err
+	trees := []tree{{side: experiment.Head, dir: o.Src, binary: &g.rep.Build.Head}}
+	onlySide := experiment.Head
+	if pair != nil {
+		defer func() {
+			if err := pair.Cleanup(); err != nil {
+				g.warn(fmt.Sprintf("could not remove the worktree of %s: %v", pair.Commit, err))
+			}
+		}()
+		g.rep.PairedWith = pair.Commit
+		g.rep.Seed = rand.Uint64()
+		if g.cfg.Pairs < verdict.MinPairedRounds {
+			g.warn(fmt.Sprintf("pairs.min is %d: a paired night of fewer than %d rounds cannot reach the %.1f%% interval perfgate trend reads steps from, so this night's estimates are kept but show no step; set pairs.min to %d or more",
+				g.cfg.Pairs, verdict.MinPairedRounds, 100*verdict.PairedLevel, verdict.MinPairedRounds))
 		}
-		defer os.RemoveAll(filepath.Dir(binaries[experiment.Head]))
-		return g.measure(ctx, binaries, experiment.Head, o.Src)
+		trees = append([]tree{{side: experiment.Base, dir: pair.Dir, binary: &g.rep.Build.Base}}, trees...)
+		onlySide = ""
 	}
-	defer func() {
-		if err := pair.Cleanup(); err != nil {
-			g.warn(fmt.Sprintf("could not remove the worktree of %s: %v", pair.Commit, err))
-		}
-	}()
-	g.rep.PairedWith = pair.Commit
-	g.rep.Seed = rand.Uint64()
-	if g.cfg.Pairs < verdict.MinPairedRounds {
-		g.warn(fmt.Sprintf("pairs.min is %d: a paired night of fewer than %d rounds cannot reach the %.1f%% interval perfgate trend reads steps from, so this night's estimates are kept but show no step; set pairs.min to %d or more",
-			g.cfg.Pairs, verdict.MinPairedRounds, 100*verdict.PairedLevel, verdict.MinPairedRounds))
-	}
-	binaries, err := g.build(ctx, []tree{
-		{side: experiment.Base, dir: pair.Dir, binary: &g.rep.Build.Base},
-		{side: experiment.Head, dir: o.Src, binary: &g.rep.Build.Head},
-	})
+	binaries, err := g.build(ctx, trees)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(filepath.Dir(binaries[experiment.Base]))
-	return g.measure(ctx, binaries, "", o.Src)
+	defer os.RemoveAll(filepath.Dir(binaries[experiment.Head]))
+	return g.measure(ctx, binaries, onlySide, o.Src)
 }
 
 // recordingVerdict is gate's verdict for a failed experiment, invalid

@@ -69,11 +69,8 @@ func chainChartOf(s Series) (chart.Series, bool) {
 	at := map[int]int{} // series point → chart point
 	level := 0.0        // log of the compounded ratio
 	percent := func(log float64) float64 { return 100 * math.Expm1(log) }
-	for j, p := range s.Points {
-		est := p.Paired
-		if est == nil || est.Estimate <= -1 || est.CI[0] <= -1 {
-			continue
-		}
+	for _, j := range chainLinks(s.Points) {
+		p, est := s.Points[j], s.Points[j].Paired
 		if len(c.Points) == 0 {
 			c.Points = append(c.Points, chart.Point{Label: short(s.Points[j-1].Commit), Time: s.Points[j-1].Time})
 		}

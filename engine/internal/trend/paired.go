@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/history"
 	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/verdict"
 )
 
 // Paired nights: a recording made with perfgate run --pair-with measured
@@ -58,20 +59,10 @@ func shortNights(s *Series, alpha float64) string {
 	for _, p := range s.Points {
 		if p.Paired != nil && !decisive(p.Paired, alpha) {
 			return fmt.Sprintf("%s on %s: paired nights of %d rounds reach a %.1f%% interval, not the %.1f%% a step needs: their steps are not read (set pairs.min to %d or more)",
-				s.Metric, s.MachineDescription, p.Paired.Pairs, 100*p.Paired.Level, 100*(1-alpha), roundsFor(alpha))
+				s.Metric, s.MachineDescription, p.Paired.Pairs, 100*p.Paired.Level, 100*(1-alpha), verdict.RoundsFor(alpha))
 		}
 	}
 	return ""
-}
-
-// roundsFor is the fewest rounds whose signed-rank interval can reach
-// coverage 1 − alpha: 2/2^n ≤ alpha.
-func roundsFor(alpha float64) int {
-	n := 1
-	for 2/math.Pow(2, float64(n)) > alpha {
-		n++
-	}
-	return n
 }
 
 // pairedSteps are the links whose estimate is a step on its own: its
@@ -126,30 +117,37 @@ func mergeSteps(medians, paired []Step) []Step {
 // the normal quantile. Nights that are not links (a gap in the chain) are skipped: the
 // chain then leaves out what changed between them.
 func chainOf(points []Point) *Chain {
-	var c *Chain
+	links := chainLinks(points)
+	if len(links) == 0 {
+		return nil
+	}
+	c := &Chain{From: points[links[0]-1].Commit, Nights: len(links)}
 	sum, variance, level := 0.0, 0.0, 0.0
-	for j, p := range points {
-		est := p.Paired
-		if est == nil || est.Estimate <= -1 || est.CI[0] <= -1 {
-			continue
-		}
-		if c == nil {
-			c = &Chain{From: points[j-1].Commit}
-		}
-		c.Nights++
+	for _, j := range links {
+		est := points[j].Paired
 		sum += math.Log1p(est.Estimate)
 		half := (math.Log1p(est.CI[1]) - math.Log1p(est.CI[0])) / 2
 		sd := half / twoSidedT(est.Level, est.Pairs-1)
 		variance += sd * sd
 		level = est.Level
 	}
-	if c == nil {
-		return nil
-	}
 	z := twoSidedZ(level)
 	sd := math.Sqrt(variance)
 	c.Change, c.CI, c.Level = math.Expm1(sum), [2]float64{math.Expm1(sum - z*sd), math.Expm1(sum + z*sd)}, level
 	return c
+}
+
+// chainLinks are the indexes of the points whose paired estimate
+// compounds: links whose estimate and interval stay above −100% (a ratio
+// with a logarithm).
+func chainLinks(points []Point) []int {
+	var links []int
+	for j, p := range points {
+		if est := p.Paired; est != nil && est.Estimate > -1 && est.CI[0] > -1 {
+			links = append(links, j)
+		}
+	}
+	return links
 }
 
 // twoSidedZ is the normal quantile whose two-sided interval has coverage

@@ -113,10 +113,8 @@ func spread(points []Point, relative bool) float64 {
 // pairedSpread is robustSD of the paired nights' log ratios.
 func pairedSpread(points []Point) float64 {
 	var xs []float64
-	for _, p := range points {
-		if p.Paired != nil && p.Paired.Estimate > -1 {
-			xs = append(xs, math.Log1p(p.Paired.Estimate))
-		}
+	for _, j := range chainLinks(points) {
+		xs = append(xs, math.Log1p(points[j].Paired.Estimate))
 	}
 	return robustSD(xs)
 }

@@ -17,8 +17,18 @@ const PairedLevel = 0.999
 
 // MinPairedRounds is the fewest rounds whose signed-rank interval can reach
 // PairedLevel: n rounds all on one side happen by chance 2/2^n of the
-// time, 0.00098 at 11.
+// time, 0.00098 at 11 (RoundsFor(1 − PairedLevel)).
 const MinPairedRounds = 11
+
+// RoundsFor is the fewest rounds whose signed-rank interval can miss zero
+// by chance at most alpha (two-sided): 2/2^n ≤ alpha.
+func RoundsFor(alpha float64) int {
+	n := 1
+	for 2/math.Pow(2, float64(n)) > alpha {
+		n++
+	}
+	return n
+}
 
 // PairedEstimates are a paired recording's estimates of head against base:
 // for each relative metric compared round by round (not counted events),

@@ -30,6 +30,9 @@ func TestPairedEstimatesMeasureWithoutAThreshold(t *testing.T) {
 
 func TestMinPairedRoundsIsTheFewestThatReachPairedLevel(t *testing.T) {
 	miss := func(n int) float64 { return 2 / math.Pow(2, float64(n)) }
+	if RoundsFor(1-PairedLevel) != MinPairedRounds {
+		t.Errorf("RoundsFor(%g) = %d, MinPairedRounds %d", 1-PairedLevel, RoundsFor(1-PairedLevel), MinPairedRounds)
+	}
 	if miss(MinPairedRounds) > 1-PairedLevel || miss(MinPairedRounds-1) <= 1-PairedLevel {
 		t.Errorf("%d rounds: chance %g; %d rounds: %g; want the first at most %g", MinPairedRounds, miss(MinPairedRounds), MinPairedRounds-1, miss(MinPairedRounds-1), 1-PairedLevel)
 	}
