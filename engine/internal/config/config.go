@@ -50,10 +50,14 @@ func layoutWant() string { return "one of " + strings.Join(Layouts, ", ") }
 var Profiles = []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"}
 
 // Placeholders that service.args and service.env values may use; each run
-// replaces them with the address chosen for that process.
+// replaces them with the addresses chosen for that process.
 const (
 	PlaceholderAddr = "{addr}" // 127.0.0.1:PORT
 	PlaceholderPort = "{port}" // PORT
+	// The pprof listener's, when the service serves net/http/pprof on an
+	// address of its own (pprof_listener.go).
+	PlaceholderPprofAddr = "{pprof_addr}" // 127.0.0.1:PPROF_PORT
+	PlaceholderPprofPort = "{pprof_port}" // PPROF_PORT
 )
 
 // Config is a whole perfgate.yml with defaults applied. Its fields and
@@ -172,8 +176,8 @@ func Parse(path string, data []byte) (*Config, error) {
 	return c, nil
 }
 
-// normalize writes valid values one way: the package as ./dir (or .) and
-// the pprof prefix without a trailing slash.
+// normalize writes valid values one way: the package as ./dir (or .), the
+// pprof prefix without a trailing slash and no empty env_from.
 func (c *Config) normalize() {
 	if clean := path.Clean(c.Service.Package); clean == "." {
 		c.Service.Package = "."
@@ -181,6 +185,9 @@ func (c *Config) normalize() {
 		c.Service.Package = "./" + clean
 	}
 	c.Service.Pprof = strings.TrimRight(c.Service.Pprof, "/")
+	if len(c.Service.EnvFrom) == 0 {
+		c.Service.EnvFrom = nil // report.json leaves an empty env_from out
+	}
 }
 
 // Validate checks a Config built in code (for example from Default) the way
@@ -191,10 +198,21 @@ func (c *Config) Validate() error {
 	return d.err()
 }
 
+// Listen is where one service process is told to listen: the values of
+// the placeholders in service.args and service.env. PprofAddr and
+// PprofPort are empty unless the service has a pprof listener of its own
+// (Config.SeparatePprof).
+type Listen struct {
+	Addr      string // 127.0.0.1:PORT, or 0.0.0.0:PORT inside a container
+	Port      int
+	PprofAddr string
+	PprofPort int
+}
+
 // Args are the service's command-line arguments for one process listening
-// on addr (127.0.0.1:PORT) and port, with the placeholders replaced.
-func (c *Config) Args(addr string, port int) []string {
-	r := placeholders(addr, port)
+// at l, with the placeholders replaced.
+func (c *Config) Args(l Listen) []string {
+	r := placeholders(l)
 	args := make([]string, len(c.Service.Args))
 	for i, a := range c.Service.Args {
 		args[i] = r.Replace(a)
@@ -202,10 +220,13 @@ func (c *Config) Args(addr string, port int) []string {
 	return args
 }
 
-// Env is the service's extra environment as KEY=VALUE entries sorted by key,
-// with the placeholders replaced.
-func (c *Config) Env(addr string, port int) []string {
-	r := placeholders(addr, port)
+// Env is the service's extra environment as KEY=VALUE entries sorted by
+// key, with the placeholders replaced: service.env, then service.env_from
+// read from perfgate's own environment now (CheckEnvFrom says beforehand
+// whether all of it is there). Its values may be secrets: they go to the
+// service only, never into an error, a log or the report.
+func (c *Config) Env(l Listen) []string {
+	r := placeholders(l)
 	keys := make([]string, 0, len(c.Service.Env))
 	for k := range c.Service.Env {
 		keys = append(keys, k)
@@ -215,9 +236,14 @@ func (c *Config) Env(addr string, port int) []string {
 	for i, k := range keys {
 		env[i] = k + "=" + r.Replace(c.Service.Env[k])
 	}
-	return env
+	return append(env, c.envFrom()...)
 }
 
-func placeholders(addr string, port int) *strings.Replacer {
-	return strings.NewReplacer(PlaceholderAddr, addr, PlaceholderPort, strconv.Itoa(port))
+func placeholders(l Listen) *strings.Replacer {
+	pprofPort := ""
+	if l.PprofPort != 0 {
+		pprofPort = strconv.Itoa(l.PprofPort)
+	}
+	return strings.NewReplacer(PlaceholderAddr, l.Addr, PlaceholderPort, strconv.Itoa(l.Port),
+		PlaceholderPprofAddr, l.PprofAddr, PlaceholderPprofPort, pprofPort)
 }

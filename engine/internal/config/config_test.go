@@ -271,12 +271,13 @@ func TestArgsAndEnv(t *testing.T) {
 	c := Default()
 	c.Service.Args = []string{"-addr", "{addr}", "-port={port}", "{addr}/{port}", "-v"}
 	c.Service.Env = map[string]string{"PORT": "{port}", "A0": "x", "A": "{addr}"}
-	gotArgs := c.Args("127.0.0.1:41234", 41234)
+	l := Listen{Addr: "127.0.0.1:41234", Port: 41234}
+	gotArgs := c.Args(l)
 	wantArgs := []string{"-addr", "127.0.0.1:41234", "-port=41234", "127.0.0.1:41234/41234", "-v"}
 	if !reflect.DeepEqual(gotArgs, wantArgs) {
 		t.Errorf("Args = %q, want %q", gotArgs, wantArgs)
 	}
-	gotEnv := c.Env("127.0.0.1:41234", 41234)
+	gotEnv := c.Env(l)
 	wantEnv := []string{"A=127.0.0.1:41234", "A0=x", "PORT=41234"}
 	if !reflect.DeepEqual(gotEnv, wantEnv) {
 		t.Errorf("Env = %q, want %q", gotEnv, wantEnv)

@@ -20,7 +20,7 @@ var keys = map[string][]string{
 	"pairs":           {"min", "max"},
 	"kind":            {"node_image"},
 	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
-	"service":         {"package", "args", "env", "ready", "pprof", "ready_timeout", "reset", "reset_timeout"},
+	"service":         {"package", "args", "env", "env_from", "ready", "pprof", "ready_timeout", "reset", "reset_timeout"},
 	"resources":       {"cpu", "memory"},
 	"load":            {"rate", "warmup", "duration", "timeout", "requests"},
 	"load.requests[]": {"method", "path", "headers", "body"},
@@ -226,6 +226,8 @@ func (d *diagnostics) service(n *yaml.Node, field string, s *Service) {
 			d.stringList(v, f, argsWant, &s.Args)
 		case "env":
 			d.stringMap(v, f, envWant, &s.Env)
+		case "env_from":
+			d.stringMap(v, f, envFromWant, &s.EnvFrom)
 		case "ready":
 			scalarInto(d, v, f, probeWant, parseString, &s.Ready)
 		case "pprof":

@@ -50,16 +50,27 @@ func ResetTargetProblem(target string) string {
 	return "is not supported on target " + target + ": the reset runs on the machine perfgate runs on, which the cluster's pods do not share, so it could reset a different database than the one the service uses"
 }
 
-// ResetEnv is the reset's share of service.env, as KEY=VALUE sorted by
-// key: every entry but those that name {addr} or {port}, which describe
-// the service's own listener and have no value before it starts.
+// ResetEnv is the reset's share of service.env and service.env_from, as
+// KEY=VALUE: every entry but those that name a placeholder ({addr},
+// {port}, {pprof_addr}, {pprof_port}), which describe the service's own
+// listeners and have no value before it starts.
 func (c *Config) ResetEnv() []string {
 	var env []string
-	for _, kv := range c.Env("", 0) {
+	for _, kv := range c.Env(Listen{}) {
 		k, _, _ := strings.Cut(kv, "=")
-		if v := c.Service.Env[k]; !strings.Contains(v, PlaceholderAddr) && !strings.Contains(v, PlaceholderPort) {
+		if v, literal := c.Service.Env[k]; !literal || !usesPlaceholder(v) {
 			env = append(env, kv)
 		}
 	}
 	return env
+}
+
+// usesPlaceholder says whether v names one of the listeners' placeholders.
+func usesPlaceholder(v string) bool {
+	for _, p := range []string{PlaceholderAddr, PlaceholderPort, PlaceholderPprofAddr, PlaceholderPprofPort} {
+		if strings.Contains(v, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -57,6 +57,8 @@ func (d *diagnostics) validate(c *Config) {
 	}
 	d.validateService(&c.Service)
 	d.validateReset(c)
+	d.validatePprofListener(c)
+	d.validateEnvFrom(c)
 	if c.Resources.CPU <= 0 {
 		d.fail("resources.cpu", c.Resources.CPU.String(), Error{Problem: "must be more than 0", Want: cpuWant})
 	}
@@ -163,15 +165,20 @@ func packageProblem(p string) (problem, hint string) {
 	return "", ""
 }
 
-// placeholders reports {name} placeholders other than {addr} and {port}.
+// placeholders reports {name} placeholders other than {addr}, {port},
+// {pprof_addr} and {pprof_port}.
 func (d *diagnostics) placeholders(field, value string) {
 	for _, m := range placeholderPattern.FindAllString(value, -1) {
-		if m == PlaceholderAddr || m == PlaceholderPort {
+		if usesPlaceholder(m) {
 			continue
 		}
-		e := Error{Problem: "uses the unknown placeholder " + m, Want: "only {addr} (127.0.0.1:PORT) and {port}"}
+		e := Error{Problem: "uses the unknown placeholder " + m, Want: "only {addr} (127.0.0.1:PORT), {port}, and {pprof_addr} and {pprof_port} for a pprof listener of the service's own"}
 		name := strings.ToLower(strings.Trim(m, "{}"))
 		switch {
+		case strings.Contains(name, "pprof") && strings.Contains(name, "port"):
+			e.Hint = "did you mean {pprof_port}?"
+		case strings.Contains(name, "pprof") || strings.Contains(name, "debug"):
+			e.Hint = "did you mean {pprof_addr}?"
 		case strings.HasPrefix(name, "addr") || strings.HasPrefix(name, "host"):
 			e.Hint = "did you mean {addr}?"
 		case suggest(name, []string{"port"}) != "" || strings.HasPrefix(name, "port"):

@@ -85,10 +85,14 @@ func generator(inst target.Instance, cfg *config.Config) (load.Attacker, error) 
 }
 
 // profileClient reaches inst's pprof endpoints, directly or through the
-// proxy its target provides.
+// proxy its target provides, on the service's pprof listener when it has
+// one of its own.
 func profileClient(inst target.Instance, pprofPath string) *capture.Client {
 	if p, ok := inst.(target.Proxied); ok {
 		return capture.New(p.ControlURL(), pprofPath, p.ControlClient())
+	}
+	if l, ok := inst.(target.PprofListener); ok && l.PprofURL() != "" {
+		return capture.New(l.PprofURL(), pprofPath, nil)
 	}
 	return capture.New(inst.BaseURL(), pprofPath, nil)
 }

@@ -118,12 +118,14 @@ func startProbe(ctx context.Context, o Options, r *report.Run) (*probe, error) {
 	}
 	began := time.Now()
 	inst, err := o.Target.Start(ctx, target.Spec{
-		Binary:       o.Binaries[r.Side],
-		Args:         cfg.Args,
-		Env:          env,
-		Ready:        cfg.Service.Ready,
-		ReadyTimeout: cfg.Service.ReadyTimeout.Std(),
-		LogDir:       dir,
+		Binary:        o.Binaries[r.Side],
+		Args:          cfg.Args,
+		Env:           env,
+		SeparatePprof: cfg.SeparatePprof(),
+		SecretEnv:     cfg.EnvFromNames(),
+		Ready:         cfg.Service.Ready,
+		ReadyTimeout:  cfg.Service.ReadyTimeout.Std(),
+		LogDir:        dir,
 	})
 	if err != nil {
 		var se *target.StartError
@@ -142,7 +144,11 @@ func startProbe(ctx context.Context, o Options, r *report.Run) (*probe, error) {
 	p := &probe{cfg: cfg, inst: inst, dir: dir, r: r, began: began, client: profileClient(inst, cfg.Service.Pprof),
 		profile: !o.Duet || r.ProfileRound}
 	if _, err := p.client.MemStats(ctx); err != nil {
-		r.ProfilesUnavailable = fmt.Sprintf("no pprof at %s (%v): load, CPU and cgroup figures only", cfg.Service.Pprof, err)
+		where := cfg.Service.Pprof
+		if cfg.SeparatePprof() {
+			where += " on the service's pprof listener ({pprof_addr})"
+		}
+		r.ProfilesUnavailable = fmt.Sprintf("no pprof at %s (%v): load, CPU and cgroup figures only", where, err)
 	}
 	return p, nil
 }

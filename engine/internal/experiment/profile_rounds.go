@@ -86,9 +86,9 @@ func profilePlan(cfg *config.Config, runs []report.Run) (*config.Config, float64
 // profileEnv is the service's environment for a profile round: its own,
 // with GODEBUG=memprofilerate added after its GODEBUG settings (the last
 // setting of a key wins), unless it sets memprofilerate itself.
-func profileEnv(env func(addr string, port int) []string) func(addr string, port int) []string {
-	return func(addr string, port int) []string {
-		out := env(addr, port)
+func profileEnv(env func(l config.Listen) []string) func(l config.Listen) []string {
+	return func(l config.Listen) []string {
+		out := env(l)
 		setting := fmt.Sprintf("memprofilerate=%d", profileMemRate)
 		for i, kv := range out {
 			if value, ok := strings.CutPrefix(kv, "GODEBUG="); ok {

@@ -44,8 +44,8 @@ func TestProfilePlanRaisesTheLoadWithinTheLimits(t *testing.T) {
 }
 
 func TestProfileEnvAddsMemProfileRate(t *testing.T) {
-	env := func(entries ...string) func(string, int) []string {
-		return func(string, int) []string { return slices.Clone(entries) }
+	env := func(entries ...string) func(config.Listen) []string {
+		return func(config.Listen) []string { return slices.Clone(entries) }
 	}
 	for _, tc := range []struct {
 		in, want []string
@@ -55,7 +55,7 @@ func TestProfileEnvAddsMemProfileRate(t *testing.T) {
 		// The service's own choice stands.
 		{[]string{"GODEBUG=memprofilerate=1"}, []string{"GODEBUG=memprofilerate=1"}},
 	} {
-		if got := profileEnv(env(tc.in...))("127.0.0.1:1", 1); !slices.Equal(got, tc.want) {
+		if got := profileEnv(env(tc.in...))(config.Listen{Addr: "127.0.0.1:1", Port: 1}); !slices.Equal(got, tc.want) {
 			t.Errorf("profileEnv(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

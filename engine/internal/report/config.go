@@ -108,19 +108,30 @@ type Service struct {
 	Package string `json:"package"`
 	// Args are the service's command-line arguments; {addr} and {port} are
 	// replaced with the address chosen for each process, like ["-addr",
-	// "{addr}"].
+	// "{addr}"], and {pprof_addr} and {pprof_port} with a second one for a
+	// service that serves net/http/pprof on a listener of its own (local
+	// and docker targets; docs/services.md).
 	Args []string `json:"args"`
 	// Env is added to the service's environment, which holds nothing else
 	// of perfgate's (on the local target: only PATH, HOME, TMPDIR and
-	// GOMAXPROCS besides these); values may use {addr} and {port}, like
-	// {PORT: "{port}"}. GOMAXPROCS here wins over the one perfgate sets
-	// from resources.cpu.
+	// GOMAXPROCS besides these); values may use the placeholders of args,
+	// like {PORT: "{port}"}. GOMAXPROCS here wins over the one perfgate
+	// sets from resources.cpu. Its values are written into the report:
+	// take secrets from env_from.
 	Env map[string]string `json:"env"`
+	// EnvFrom adds variables whose values come from perfgate's own
+	// environment, by name: the service's variable to the runner's, like
+	// {DB_PASSWORD: PERFGATE_DB_PASSWORD}. The report and the logs show
+	// the names only; a runner variable that is not set is an error before
+	// anything is built. Local and docker targets only (docs/services.md).
+	EnvFrom map[string]string `json:"env_from,omitempty"`
 	// Ready is the path polled with GET until it answers 2xx; the run
 	// starts then.
 	Ready string `json:"ready"`
-	// Pprof is the net/http/pprof prefix on the service's own listener,
-	// like /debug/pprof; profiles and runtime counters are read there.
+	// Pprof is the net/http/pprof prefix, like /debug/pprof; profiles and
+	// runtime counters are read there, on the service's own listener, or
+	// on its pprof listener when args or env use {pprof_addr} or
+	// {pprof_port}.
 	Pprof string `json:"pprof"`
 	// ReadyTimeout is how long to wait for ready to answer 2xx before the
 	// run fails.

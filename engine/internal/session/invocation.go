@@ -72,6 +72,15 @@ func loadConfig(path, targetOverride string, targets Targets) (*config.Config, e
 	if problem := config.ResetTargetProblem(cfg.Target); problem != "" && len(cfg.Service.Reset) > 0 {
 		return nil, configErrorf("%s: service.reset %s; gate with --target %s, or without service.reset", path, problem, strings.Join(config.ResetTargets, " or --target "))
 	}
+	if problem := config.PprofListenerTargetProblem(cfg.Target); problem != "" && cfg.SeparatePprof() {
+		return nil, configErrorf("%s: service.args or service.env %s; gate with --target %s", path, problem, strings.Join(config.PprofListenerTargets, " or --target "))
+	}
+	if problem := config.EnvFromTargetProblem(cfg.Target); problem != "" && len(cfg.Service.EnvFrom) > 0 {
+		return nil, configErrorf("%s: service.env_from %s; gate with --target %s", path, problem, strings.Join(config.EnvFromTargets, " or --target "))
+	}
+	if err := cfg.CheckEnvFrom(); err != nil {
+		return nil, configErrorf("%s: %w", path, err)
+	}
 	return cfg, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/load"
 )
 
@@ -18,11 +19,19 @@ import (
 type Spec struct {
 	// Binary is the path of the built service.
 	Binary string
-	// Args and Env are called with the address chosen for this process
-	// (127.0.0.1:PORT) and its port, and return argv[1:] and extra
-	// environment entries (KEY=VALUE).
-	Args func(addr string, port int) []string
-	Env  func(addr string, port int) []string
+	// Args and Env are called with the addresses chosen for this process
+	// (127.0.0.1:PORT and its port, and the pprof listener's when
+	// SeparatePprof), and return argv[1:] and extra environment entries
+	// (KEY=VALUE).
+	Args func(l config.Listen) []string
+	Env  func(l config.Listen) []string
+	// SeparatePprof asks for a second address per process, where the
+	// service serves net/http/pprof (PprofListener).
+	SeparatePprof bool
+	// SecretEnv names the Env entries whose values must not be written
+	// where others read them (a command line, an error): a target passes
+	// them to the service by name only.
+	SecretEnv []string
 	// Ready is the path that answers 2xx once the service serves.
 	Ready        string
 	ReadyTimeout time.Duration
@@ -54,6 +63,13 @@ type Instance interface {
 	// Stop ends the process (and anything it started) and reports how it
 	// ended. It is safe to call more than once.
 	Stop() Exit
+}
+
+// PprofListener is an Instance started with Spec.SeparatePprof on a target
+// that supports it: profiles and runtime counters are read at PprofURL
+// (like http://127.0.0.1:41235) instead of BaseURL.
+type PprofListener interface {
+	PprofURL() string
 }
 
 // Proxied is an Instance perfgate reaches through a proxy for readiness,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 )
@@ -35,8 +36,18 @@ func (e *cliError) Unwrap() error { return e.err }
 
 // run runs docker with args and returns its trimmed stdout.
 func (c cli) run(ctx context.Context, args ...string) (string, error) {
+	return c.runWithEnv(ctx, nil, args...)
+}
+
+// runWithEnv is run with env (KEY=VALUE) added to docker's own
+// environment, for values passed by name (docker run --env NAME) that must
+// not appear in a command line or an error.
+func (c cli) runWithEnv(ctx context.Context, env []string, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, c.path, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/image"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -26,12 +28,15 @@ import (
 const stopGrace = 3
 
 type container struct {
-	t      *Target
-	id     string
-	pid    int // the service's pid on this machine
-	url    string
-	group  *cgroup.Group
-	logDir string
+	t   *Target
+	id  string
+	pid int // the service's pid on this machine
+	url string
+	// pprofURL is the service's pprof listener, when it has one of its
+	// own (target.Spec.SeparatePprof); empty otherwise.
+	pprofURL string
+	group    *cgroup.Group
+	logDir   string
 
 	exited   chan struct{}
 	stopOnce sync.Once
@@ -57,14 +62,14 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	t.mu.Unlock()
 
 	c := &container{t: t, logDir: spec.LogDir, exited: make(chan struct{})}
-	if c.id, err = t.docker.run(ctx, t.runArgs(name, ref, spec)...); err != nil {
+	if c.id, err = t.docker.runWithEnv(ctx, secretEnv(spec), t.runArgs(name, ref, spec)...); err != nil {
 		// A failed `docker run` may still have created the container.
 		_, _ = t.docker.run(context.Background(), "rm", "--force", name)
 		return nil, &InfraError{Err: fmt.Errorf("target docker: start the service's container: %w", err)}
 	}
 	t.live.Track(c, true)
 	go c.waitExit()
-	if err := c.locate(ctx); err != nil {
+	if err := c.locate(ctx, spec.SeparatePprof); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -79,9 +84,22 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	return c, nil
 }
 
-// runArgs is the `docker run` command line of one service container.
+// listen is where a service listens inside its container: the same
+// addresses for every container, each in its own network namespace.
+func listen(separatePprof bool) config.Listen {
+	l := config.Listen{Addr: fmt.Sprintf("0.0.0.0:%d", servicePort), Port: servicePort}
+	if separatePprof {
+		l.PprofAddr, l.PprofPort = fmt.Sprintf("0.0.0.0:%d", pprofPort), pprofPort
+	}
+	return l
+}
+
+// runArgs is the `docker run` command line of one service container. The
+// entries of spec.SecretEnv are passed by name only (--env NAME): docker
+// takes their values from its own environment (secretEnv), so they never
+// show in a command line or in the error of a failed `docker run`.
 func (t *Target) runArgs(name, ref string, spec target.Spec) []string {
-	addr := fmt.Sprintf("0.0.0.0:%d", servicePort)
+	l := listen(spec.SeparatePprof)
 	args := []string{"run", "--detach", "--name", name,
 		"--label", labelRun + "=" + t.run, "--label", labelPID + "=" + strconv.Itoa(os.Getpid()), "--label", labelHost + "=" + t.host,
 		"--cpus", strconv.FormatFloat(float64(t.limits.CPUMillicores)/1000, 'f', -1, 64),
@@ -111,11 +129,30 @@ func (t *Target) runArgs(name, ref string, spec target.Spec) []string {
 	if t.userGOMAXPROCS == "" {
 		args = append(args, "--env", fmt.Sprintf("GOMAXPROCS=%d", t.gomaxprocs))
 	}
-	for _, kv := range spec.Env(addr, servicePort) {
+	if spec.SeparatePprof {
+		args = append(args, "--publish", fmt.Sprintf("127.0.0.1::%d", pprofPort))
+	}
+	for _, kv := range spec.Env(l) {
+		if name, _, _ := strings.Cut(kv, "="); slices.Contains(spec.SecretEnv, name) {
+			kv = name
+		}
 		args = append(args, "--env", kv)
 	}
 	args = append(args, ref)
-	return append(args, spec.Args(addr, servicePort)...)
+	return append(args, spec.Args(l)...)
+}
+
+// secretEnv is the docker client's share of the service's environment: the
+// entries of spec.SecretEnv, whose names alone are on runArgs' command
+// line.
+func secretEnv(spec target.Spec) []string {
+	var env []string
+	for _, kv := range spec.Env(listen(spec.SeparatePprof)) {
+		if name, _, _ := strings.Cut(kv, "="); slices.Contains(spec.SecretEnv, name) {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // ensureImage loads the image of a binary once per run; both sides of a
@@ -181,7 +218,7 @@ func (t *Target) inspect(ctx context.Context, id string) (inspectState, error) {
 // locate finds the container's service process and cgroup on this machine
 // and the address load should go to: the bridge address when the host can
 // reach it, otherwise the loopback port (through docker-proxy).
-func (c *container) locate(ctx context.Context) error {
+func (c *container) locate(ctx context.Context, separatePprof bool) error {
 	s, err := c.t.inspect(ctx, c.id)
 	if err != nil {
 		return &InfraError{Err: err}
@@ -213,14 +250,27 @@ func (c *container) locate(ctx context.Context) error {
 	for _, n := range s.NetworkSettings.Networks {
 		if n.IPAddress != "" && reachable(n.IPAddress) {
 			c.url = fmt.Sprintf("http://%s:%d", n.IPAddress, servicePort)
+			if separatePprof {
+				c.pprofURL = fmt.Sprintf("http://%s:%d", n.IPAddress, pprofPort)
+			}
 			return nil
 		}
 	}
-	for _, p := range s.NetworkSettings.Ports[fmt.Sprintf("%d/tcp", servicePort)] {
-		if p.HostPort != "" {
-			c.url = "http://127.0.0.1:" + p.HostPort
-			return nil
+	published := func(port int) string {
+		for _, p := range s.NetworkSettings.Ports[fmt.Sprintf("%d/tcp", port)] {
+			if p.HostPort != "" {
+				return "http://127.0.0.1:" + p.HostPort
+			}
 		}
+		return ""
+	}
+	if c.url = published(servicePort); c.url != "" {
+		if separatePprof {
+			if c.pprofURL = published(pprofPort); c.pprofURL == "" {
+				return &InfraError{Err: fmt.Errorf("target docker: container %s has no published port for its pprof listener (%d)", c.id[:12], pprofPort)}
+			}
+		}
+		return nil
 	}
 	return &InfraError{Err: fmt.Errorf("target docker: container %s has neither a bridge address this machine can reach nor a published port", c.id[:12])}
 }
@@ -260,6 +310,7 @@ func (c *container) waitExit() {
 }
 
 func (c *container) BaseURL() string         { return c.url }
+func (c *container) PprofURL() string        { return c.pprofURL }
 func (c *container) Exited() <-chan struct{} { return c.exited }
 
 // Counters reads the service process's CPU time and high-water mark from

@@ -36,6 +36,10 @@ const (
 // servicePort is the port the service listens on inside its container.
 const servicePort = 8080
 
+// pprofPort is the port of the service's pprof listener inside its
+// container, when it has one of its own ({pprof_addr}, {pprof_port}).
+const pprofPort = 6060
+
 // InfraError is Docker missing, unreachable or failing: the gate reports
 // an infrastructure error, never a measurement.
 type InfraError struct{ Err error }

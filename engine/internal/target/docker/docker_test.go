@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/image"
 	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -25,8 +26,8 @@ import (
 func specFor(t *testing.T, mode string) target.Spec {
 	return target.Spec{
 		Binary:       targettest.BuildSvc(t),
-		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
-		Env:          func(addr string, port int) []string { return []string{"SVC_PORT=" + strconv.Itoa(port)} },
+		Args:         func(l config.Listen) []string { return []string{"-addr", l.Addr, "-mode", mode} },
+		Env:          func(l config.Listen) []string { return []string{"SVC_PORT=" + strconv.Itoa(l.Port)} },
 		Ready:        "/healthz",
 		ReadyTimeout: 10 * time.Second,
 		LogDir:       t.TempDir(),

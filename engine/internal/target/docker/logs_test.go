@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -16,8 +17,8 @@ import (
 func TestContainerLogsAreRotated(t *testing.T) {
 	tg := New(cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 64 << 20}, "")
 	spec := target.Spec{
-		Args: func(string, int) []string { return nil },
-		Env:  func(string, int) []string { return nil },
+		Args: func(config.Listen) []string { return nil },
+		Env:  func(config.Listen) []string { return nil },
 	}
 	args := strings.Join(tg.runArgs("svc", "image:tag", spec), " ")
 	for _, want := range []string{"--log-driver json-file", "--log-opt max-size=2m", "--log-opt max-file=2"} {

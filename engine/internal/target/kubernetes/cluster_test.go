@@ -64,8 +64,8 @@ func mustExecutable(t *testing.T) string {
 func svcSpec(t *testing.T, mode string) target.Spec {
 	return target.Spec{
 		Binary:       targettest.BuildSvc(t),
-		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
-		Env:          func(string, int) []string { return nil },
+		Args:         func(l config.Listen) []string { return []string{"-addr", l.Addr, "-mode", mode} },
+		Env:          func(config.Listen) []string { return nil },
 		Ready:        "/healthz",
 		ReadyTimeout: 30 * time.Second,
 		LogDir:       t.TempDir(),

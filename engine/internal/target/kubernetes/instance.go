@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/loadgen"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -45,6 +46,11 @@ type instance struct {
 // Start deploys a fresh service pod of spec's binary and returns once it
 // is ready, or as soon as it cannot become ready.
 func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, error) {
+	// perfgate.yml's checks refuse both on this target; this keeps a
+	// secret out of a pod's spec whatever the caller.
+	if spec.SeparatePprof || len(spec.SecretEnv) > 0 {
+		return nil, &target.ConfigError{Err: errors.New("target kubernetes: a pprof listener of the service's own ({pprof_addr}, {pprof_port}) and service.env_from are supported on the local and docker targets only")}
+	}
 	ref, err := t.images.ensure(ctx, "service", spec.Binary)
 	if err != nil {
 		return nil, err
@@ -53,10 +59,10 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	t.started++
 	n := t.started
 	t.mu.Unlock()
-	addr := fmt.Sprintf("0.0.0.0:%d", servicePort)
+	l := config.Listen{Addr: fmt.Sprintf("0.0.0.0:%d", servicePort), Port: servicePort}
 	s := serviceSpec{
-		Run: t.run, Instance: n, Namespace: t.namespace, Image: ref, Args: spec.Args(addr, servicePort),
-		Env: t.serviceEnvFor(spec, addr), CPUMilli: t.limits.CPUMillicores, MemoryBytes: t.limits.MemoryBytes, Ready: spec.Ready,
+		Run: t.run, Instance: n, Namespace: t.namespace, Image: ref, Args: spec.Args(l),
+		Env: t.serviceEnvFor(spec, l), CPUMilli: t.limits.CPUMillicores, MemoryBytes: t.limits.MemoryBytes, Ready: spec.Ready,
 	}
 	httpClient, err := rest.HTTPClientFor(t.cluster.rest)
 	if err != nil {

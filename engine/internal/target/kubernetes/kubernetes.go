@@ -250,9 +250,9 @@ func deleteRun(ctx context.Context, client kubernetes.Interface, namespace, run 
 
 // serviceEnvFor is service.env with {addr}/{port} filled, plus GOMAXPROCS
 // and GOMEMLIMIT from the limits unless service.env sets them.
-func (t *Target) serviceEnvFor(spec target.Spec, addr string) map[string]string {
+func (t *Target) serviceEnvFor(spec target.Spec, l config.Listen) map[string]string {
 	env := map[string]string{}
-	for _, kv := range spec.Env(addr, servicePort) {
+	for _, kv := range spec.Env(l) {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			env[k] = v
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
@@ -26,8 +27,8 @@ func specFor(t *testing.T, mode string) target.Spec {
 func specWith(t *testing.T, binary, mode string) target.Spec {
 	return target.Spec{
 		Binary:       binary,
-		Args:         func(addr string, port int) []string { return []string{"-addr", addr, "-mode", mode} },
-		Env:          func(string, int) []string { return nil },
+		Args:         func(l config.Listen) []string { return []string{"-addr", l.Addr, "-mode", mode} },
+		Env:          func(config.Listen) []string { return nil },
 		Ready:        "/healthz",
 		ReadyTimeout: 10 * time.Second,
 		LogDir:       t.TempDir(),

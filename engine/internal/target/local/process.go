@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
@@ -28,13 +29,16 @@ const stopGrace = 3 * time.Second
 const portAttempts = 3
 
 type process struct {
-	t      *Target
-	cmd    *exec.Cmd
-	group  *cgroup.Group
-	dir    string // the service's private working directory
-	url    string
-	stdout *target.TailLog
-	stderr *target.TailLog
+	t     *Target
+	cmd   *exec.Cmd
+	group *cgroup.Group
+	dir   string // the service's private working directory
+	url   string
+	// pprofURL is the service's pprof listener, when it has one of its
+	// own (target.Spec.SeparatePprof); empty otherwise.
+	pprofURL string
+	stdout   *target.TailLog
+	stderr   *target.TailLog
 
 	exited   chan struct{}
 	waitErr  error
@@ -59,13 +63,15 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 }
 
 func (t *Target) startOnce(ctx context.Context, spec target.Spec) (*process, error) {
-	port, err := freePort()
+	l, err := listenAddresses(spec.SeparatePprof)
 	if err != nil {
 		return nil, err
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	p := &process{t: t, url: "http://" + addr, exited: make(chan struct{})}
-	if err := p.launch(spec, addr, port); err != nil {
+	p := &process{t: t, url: "http://" + l.Addr, exited: make(chan struct{})}
+	if spec.SeparatePprof {
+		p.pprofURL = "http://" + l.PprofAddr
+	}
+	if err := p.launch(spec, l); err != nil {
 		p.Stop()
 		return nil, err
 	}
@@ -79,7 +85,7 @@ func (t *Target) startOnce(ctx context.Context, spec target.Spec) (*process, err
 	return p, nil
 }
 
-func (p *process) launch(spec target.Spec, addr string, port int) error {
+func (p *process) launch(spec target.Spec, l config.Listen) error {
 	var err error
 	if p.stdout, err = target.CreateTailLog(filepath.Join(spec.LogDir, "stdout.log"), target.LogLimit); err != nil {
 		return err
@@ -103,8 +109,8 @@ func (p *process) launch(spec target.Spec, addr string, port int) error {
 	if err != nil {
 		return err
 	}
-	p.cmd = exec.Command(self, spec.Args(addr, port)...)
-	p.cmd.Env = serviceEnv(os.Getenv("PATH"), p.dir, spec.Env(addr, port))
+	p.cmd = exec.Command(self, spec.Args(l)...)
+	p.cmd.Env = serviceEnv(os.Getenv("PATH"), p.dir, spec.Env(l))
 	if p.t.userGOMAXPROCS == "" {
 		p.cmd.Env = append(p.cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", p.t.gomaxprocs))
 	}
@@ -128,6 +134,7 @@ func (p *process) launch(spec target.Spec, addr string, port int) error {
 }
 
 func (p *process) BaseURL() string         { return p.url }
+func (p *process) PprofURL() string        { return p.pprofURL }
 func (p *process) Exited() <-chan struct{} { return p.exited }
 
 func (p *process) Counters() (target.Counters, error) {
@@ -188,6 +195,26 @@ func (p *process) recordExitStatus() {
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		p.exit.Signal = ws.Signal().String()
 	}
+}
+
+// listenAddresses picks a free loopback port for the service, and a second
+// one for its pprof listener when it has one of its own.
+func listenAddresses(separatePprof bool) (config.Listen, error) {
+	port, err := freePort()
+	if err != nil {
+		return config.Listen{}, err
+	}
+	l := config.Listen{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port}
+	if !separatePprof {
+		return l, nil
+	}
+	for l.PprofPort == 0 || l.PprofPort == port {
+		if l.PprofPort, err = freePort(); err != nil {
+			return config.Listen{}, err
+		}
+	}
+	l.PprofAddr = fmt.Sprintf("127.0.0.1:%d", l.PprofPort)
+	return l, nil
 }
 
 func freePort() (int, error) {
