@@ -45,16 +45,22 @@ func GoVersion(ctx context.Context) (string, error) {
 }
 
 // Build compiles the package pkg (relative to tree, e.g. ./cmd/server) to
-// outPath and records what it built, as report.json's build section holds
-// it. It runs in the Go module that contains the package, so a service
-// may live in a subdirectory of its repository.
-func Build(ctx context.Context, label, tree, pkg, outPath string) (report.Binary, error) {
+// outPath the way how says (service.build), and records what it built, as
+// report.json's build section holds it. go build runs in the Go module
+// that contains the package, so a service may live in a subdirectory of
+// its repository; a custom command runs in tree (custom.go).
+func Build(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, outPath string) (report.Binary, error) {
 	b := report.Binary{Label: label, Source: tree, Path: outPath}
 	abs, err := filepath.Abs(outPath)
 	if err != nil {
 		return b, err
 	}
-	moduleDir, err := goBuild(ctx, label, tree, pkg, abs, nil)
+	var moduleDir string
+	if len(how.Command) > 0 {
+		moduleDir, err = customBuild(ctx, label, tree, pkg, how.Command, abs)
+	} else {
+		moduleDir, err = goBuild(ctx, label, tree, pkg, how, abs, 0)
+	}
 	if err != nil {
 		return b, err
 	}
@@ -74,9 +80,10 @@ func Build(ctx context.Context, label, tree, pkg, outPath string) (report.Binary
 	return b, nil
 }
 
-// goBuild runs go build of pkg in tree to outPath with Flags and extra,
-// and returns the module directory it ran in.
-func goBuild(ctx context.Context, label, tree, pkg, outPath string, extra []string) (string, error) {
+// goBuild runs go build of pkg in tree to outPath with Flags and how's
+// tags, linker flags and cgo setting, with the layout of layoutSeed when
+// it is not 0 (Layout), and returns the module directory it ran in.
+func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, outPath string, layoutSeed uint64) (string, error) {
 	pkgDir := filepath.Join(tree, pkg)
 	moduleDir, err := moduleRoot(pkgDir)
 	if err != nil {
@@ -91,22 +98,44 @@ func goBuild(ctx context.Context, label, tree, pkg, outPath string, extra []stri
 		return "", err
 	}
 	args := append([]string{"build"}, Flags...)
-	args = append(args, extra...)
+	args = append(args, buildFlags(how, layoutSeed)...)
 	args = append(args, "-o", abs, "./"+filepath.ToSlash(rel))
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = moduleDir
+	cgo := "CGO_ENABLED=0"
+	if how.CGO {
+		cgo = "CGO_ENABLED=1"
+	}
 	// One toolchain for both sides: never let a go.mod switch it.
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local")
+	cmd.Env = append(os.Environ(), cgo, "GOTOOLCHAIN=local")
 	// Under sudo the pull request's code is built by the invoking user,
 	// with that user's Go caches; perfgate needs root only for cgroups.
 	privilege.AsInvoker(cmd)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	command := "CGO_ENABLED=0 go " + strings.Join(args, " ") + " (in " + moduleDir + ")"
+	command := cgo + " go " + strings.Join(args, " ") + " (in " + moduleDir + ")"
 	if err := cmd.Run(); err != nil {
 		return "", &Error{Label: label, Command: command, OutputTail: lastLines(out.String(), 40), Err: err}
 	}
 	return moduleDir, nil
+}
+
+// buildFlags are go build's -tags and -ldflags from service.build, the
+// linker's -randlayout of layoutSeed (when not 0) added to the user's own
+// linker flags: go build takes one -ldflags, the last one given.
+func buildFlags(how report.ServiceBuild, layoutSeed uint64) []string {
+	var flags []string
+	if len(how.Tags) > 0 {
+		flags = append(flags, "-tags="+strings.Join(how.Tags, ","))
+	}
+	ldflags := how.LDFlags
+	if layoutSeed != 0 {
+		ldflags = strings.TrimSpace(ldflags + " " + LayoutFlag(layoutSeed))
+	}
+	if ldflags != "" {
+		flags = append(flags, "-ldflags="+ldflags)
+	}
+	return flags
 }
 
 // mainModule is the main module's path in `go version -m` output (its

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // repoWithService makes a git repository whose service lives in svc/ and
@@ -37,7 +39,7 @@ func TestBaseAsGitRefBuildsInATemporaryWorktree(t *testing.T) {
 		t.Fatalf("base = %+v, want the worktree's svc directory", base)
 	}
 	bin := filepath.Join(t.TempDir(), "base")
-	b, err := Build(context.Background(), "base", base.Dir, "./cmd/server", bin)
+	b, err := Build(context.Background(), "base", base.Dir, "./cmd/server", report.ServiceBuild{}, bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func TestBaseRefusesAnOptionLikeRevision(t *testing.T) {
 func TestBuildFailureCarriesCompilerOutput(t *testing.T) {
 	top := repoWithService(t)
 	write(t, filepath.Join(top, "svc/cmd/server/main.go"), "package main\n\nfunc main() { undefinedThing() }\n")
-	_, err := Build(context.Background(), "head", filepath.Join(top, "svc"), "./cmd/server", filepath.Join(t.TempDir(), "head"))
+	_, err := Build(context.Background(), "head", filepath.Join(top, "svc"), "./cmd/server", report.ServiceBuild{}, filepath.Join(t.TempDir(), "head"))
 	var be *Error
 	if !errors.As(err, &be) || !strings.Contains(be.OutputTail, "undefined: undefinedThing") {
 		t.Fatalf("err = %v, want a build error with the compiler's message", err)

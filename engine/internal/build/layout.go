@@ -3,11 +3,13 @@ package build
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os/exec"
 	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/privilege"
+	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // A binary's layout (the order and alignment of its functions in memory)
@@ -20,11 +22,19 @@ import (
 // turns that bias into noise between rounds. Relinking reuses the compiled
 // packages from the Go build cache: only the link runs again.
 
-// Layout builds pkg in tree as Build does, with its functions in the
-// order the seed draws (the linker's -randlayout), to outPath. seed is
-// between 1 and 2^63-1: 0 is the linker's "do not randomize".
-func Layout(ctx context.Context, label, tree, pkg string, seed uint64, outPath string) error {
-	_, err := goBuild(ctx, label, tree, pkg, outPath, []string{"-ldflags=" + LayoutFlag(seed)})
+// Layout builds pkg in tree as Build does with how's tags, linker flags
+// and cgo setting, with its functions in the order the seed draws (the
+// linker's -randlayout), to outPath. seed is between 1 and 2^63-1: 0 is
+// the linker's "do not randomize". A custom build command cannot be
+// relinked: perfgate.yml refuses it with layout: random.
+func Layout(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, seed uint64, outPath string) error {
+	if len(how.Command) > 0 {
+		return &Error{Label: label, Command: strings.Join(how.Command, " "), Err: errors.New("a binary built by service.build.command cannot be relinked with a layout per round; use layout: build")}
+	}
+	if seed == 0 {
+		return &Error{Label: label, Command: "go build", Err: errors.New("layout seed 0 means no layout of its own")}
+	}
+	_, err := goBuild(ctx, label, tree, pkg, how, outPath, seed)
 	return err
 }
 

@@ -69,6 +69,7 @@ type Config report.Config
 // The sections of perfgate.yml, as report.json echoes them.
 type (
 	Service    = report.Service
+	Build      = report.ServiceBuild
 	Resources  = report.Resources
 	Kubernetes = report.Kubernetes
 	Kind       = report.Kind

@@ -20,7 +20,8 @@ var keys = map[string][]string{
 	"pairs":           {"min", "max"},
 	"kind":            {"node_image"},
 	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
-	"service":         {"package", "args", "env", "env_from", "ready", "pprof", "ready_timeout", "reset", "reset_timeout"},
+	"service":         {"package", "args", "env", "env_from", "ready", "pprof", "ready_timeout", "reset", "reset_timeout", "build"},
+	"service.build":   {"tags", "ldflags", "cgo", "command"},
 	"resources":       {"cpu", "memory"},
 	"load":            {"rate", "warmup", "duration", "timeout", "requests"},
 	"load.requests[]": {"method", "path", "headers", "body"},
@@ -238,6 +239,8 @@ func (d *diagnostics) service(n *yaml.Node, field string, s *Service) {
 			d.stringList(v, f, resetWant, &s.Reset)
 		case "reset_timeout":
 			scalarInto(d, v, f, durationWant, ParseDuration, &s.ResetTimeout)
+		case "build":
+			d.serviceBuild(v, f, &s.Build)
 		}
 	})
 }

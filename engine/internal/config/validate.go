@@ -59,6 +59,7 @@ func (d *diagnostics) validate(c *Config) {
 	d.validateReset(c)
 	d.validatePprofListener(c)
 	d.validateEnvFrom(c)
+	d.validateBuild(c)
 	if c.Resources.CPU <= 0 {
 		d.fail("resources.cpu", c.Resources.CPU.String(), Error{Problem: "must be more than 0", Want: cpuWant})
 	}

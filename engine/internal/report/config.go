@@ -147,7 +147,33 @@ type Service struct {
 	Reset []string `json:"reset,omitempty"`
 	// ResetTimeout is how long one reset may take; it and everything it
 	// started are killed then, and the runs it preceded are invalid.
-	ResetTimeout Duration `json:"reset_timeout"`
+	ResetTimeout Duration     `json:"reset_timeout"`
+	Build        ServiceBuild `json:"build,omitzero"`
+}
+
+// ServiceBuild says how the service's binary is built, the same way for
+// base and head: by default go build -trimpath with CGO_ENABLED=0 and the
+// toolchain on PATH (docs/services.md).
+type ServiceBuild struct {
+	// Tags are the build tags (go build -tags), like [netgo, prod]; the
+	// relinks of layout: random use them too.
+	Tags []string `json:"tags,omitempty"`
+	// LDFlags are the linker flags (go build -ldflags), like "-s -X
+	// main.version=perf"; the relinks of layout: random add their
+	// -randlayout to them.
+	LDFlags string `json:"ldflags,omitempty"`
+	// CGO builds with CGO_ENABLED=1, for a service that needs C code; the
+	// report then warns that the binaries depend on this machine's C
+	// toolchain and libraries. Local target only: the docker, kind and
+	// kubernetes images hold the binary alone, without a C library.
+	CGO bool `json:"cgo,omitempty"`
+	// Command builds the binary instead of go build, as a list of strings
+	// run without a shell, in the root of the tree being built, as the
+	// user who ran perfgate (never as root under sudo); {out} is the path
+	// the binary must be written to, like [make, build, "OUT={out}"]. Such
+	// a binary cannot be relinked per round, so it needs layout: build;
+	// tags, ldflags and cgo belong in the command then.
+	Command []string `json:"command,omitempty"`
 }
 
 // Resources are the limits the service runs under, on every target: a

@@ -78,6 +78,9 @@ func loadConfig(path, targetOverride string, targets Targets) (*config.Config, e
 	if problem := config.EnvFromTargetProblem(cfg.Target); problem != "" && len(cfg.Service.EnvFrom) > 0 {
 		return nil, configErrorf("%s: service.env_from %s; gate with --target %s", path, problem, strings.Join(config.EnvFromTargets, " or --target "))
 	}
+	if problem := config.CgoTargetProblem(cfg.Target); problem != "" && cfg.Service.Build.CGO {
+		return nil, configErrorf("%s: service.build.cgo %s; gate with --target %s, or build a static binary (cgo: false)", path, problem, strings.Join(config.CgoTargets, " or --target "))
+	}
 	if err := cfg.CheckEnvFrom(); err != nil {
 		return nil, configErrorf("%s: %w", path, err)
 	}
@@ -158,6 +161,9 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	if g.cfg.Service.Build.CGO {
+		g.warn("service.build.cgo: the binaries are built with CGO_ENABLED=1 and linked against this machine's C toolchain and libraries; base and head share them here, but the numbers hold for this machine's libc, not necessarily for the one the service runs with in production")
+	}
 	binaries := map[string]string{}
 	g.sources = map[string]string{}
 	for _, t := range trees {
@@ -166,7 +172,7 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 		err := g.group(fmt.Sprintf("perfgate: build %s (%s)", t.side, t.dir), func() error {
 			fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
 			var err error
-			b, err = build.Build(ctx, t.side, t.dir, g.cfg.Service.Package, filepath.Join(tmp, t.side))
+			b, err = build.Build(ctx, t.side, t.dir, g.cfg.Service.Package, g.cfg.Service.Build, filepath.Join(tmp, t.side))
 			return err
 		})
 		*t.binary = b
@@ -254,7 +260,7 @@ func (g *invocation) layouts(ctx context.Context) func(context.Context, string, 
 		return nil
 	}
 	return func(ctx context.Context, side string, seed uint64, dst string) error {
-		return build.Layout(ctx, side, g.sources[side], g.cfg.Service.Package, seed, dst)
+		return build.Layout(ctx, side, g.sources[side], g.cfg.Service.Package, g.cfg.Service.Build, seed, dst)
 	}
 }
 
