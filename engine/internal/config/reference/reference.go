@@ -9,15 +9,18 @@
 // the reference without further work; a field without one, or a key
 // without a field, stops the generator with a message saying what to add.
 // TestReferenceIsDocsConfigMd fails until docs/config.md is regenerated.
+//
+// The same walk writes docs/schema/perfgate.schema.json (schema.go), the
+// JSON Schema editors check perfgate.yml with, and reflection over
+// report.Report writes docs/schema/report.schema.json (report_schema.go);
+// TestSchemasAreDocsSchema fails until they are regenerated, by the same
+// command.
 package reference
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"os"
 	"reflect"
@@ -25,8 +28,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
@@ -74,13 +75,22 @@ var typeNames = map[reflect.Type]string{
 	reflect.TypeFor[string]():            "string",
 	reflect.TypeFor[int]():               "integer",
 	reflect.TypeFor[float64]():           "number",
+	reflect.TypeFor[bool]():              "boolean",
 	reflect.TypeFor[[]string]():          "list of strings",
 	reflect.TypeFor[map[string]string](): "mapping of strings",
 	reflect.TypeFor[[]report.Request]():  "list of [requests](#loadrequests)",
 }
 
-// row is one key of perfgate.yml.
-type row struct{ key, typ, def, meaning string }
+// row is one key of perfgate.yml: its cells in the reference, and the
+// field, default and doc comment they were written from, which the schema
+// reads.
+type row struct {
+	key, typ, def, meaning string
+	field                  reflect.StructField
+	value                  reflect.Value // the default
+	doc                    string        // the doc comment alone, without allowed values
+	mapping                bool          // a section of its own
+}
 
 // section is one mapping of perfgate.yml: the top level, service, ...
 type section struct {
@@ -92,7 +102,20 @@ type section struct {
 // Markdown is docs/config.md. reportDir is the source directory of package
 // report, whose doc comments say what each key means.
 func Markdown(reportDir string) ([]byte, error) {
-	docs, err := readDocs(reportDir)
+	g, err := walkConfig(reportDir)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	g.write(&b)
+	return b.Bytes(), nil
+}
+
+// walkConfig reads every key of perfgate.yml, in the reference's order,
+// into sections: what docs/config.md and perfgate.schema.json are both
+// written from.
+func walkConfig(reportDir string) (*generator, error) {
+	docs, err := readDocs(reportDir, userText)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +131,7 @@ func Markdown(reportDir string) ([]byte, error) {
 	if len(g.errs) > 0 {
 		return nil, errors.Join(g.errs...)
 	}
-	var b bytes.Buffer
-	g.write(&b)
-	return b.Bytes(), nil
+	return g, nil
 }
 
 // requestDefaults is a request written as a mapping with only its path, as
@@ -177,7 +198,7 @@ func (g *generator) walk(key string, t reflect.Type, v reflect.Value) {
 		seen[first] = true
 		fv := v.Field(i)
 		if f.Type.Kind() == reflect.Struct && typeNames[f.Type] == "" {
-			s.rows = append(s.rows, row{key: full, typ: "mapping", meaning: "See [" + full + "](#" + anchor(full) + ")."})
+			s.rows = append(s.rows, row{key: full, typ: "mapping", meaning: "See [" + full + "](#" + anchor(full) + ").", field: f, value: fv, mapping: true})
 			nested = append(nested, func() { g.walk(full, f.Type, fv) })
 			continue
 		}
@@ -192,10 +213,11 @@ func (g *generator) walk(key string, t reflect.Type, v reflect.Value) {
 		if unit := f.Tag.Get("unit"); unit != "" {
 			typ += " (" + unit + ")"
 		}
+		meaning := doc
 		if a, ok := allowed[full]; ok {
-			doc += " " + a.how + ": " + codeList(a.values) + "."
+			meaning += " " + a.how + ": " + codeList(a.values) + "."
 		}
-		s.rows = append(s.rows, row{key: full, typ: typ, def: defaultText(full, fv), meaning: doc})
+		s.rows = append(s.rows, row{key: full, typ: typ, def: defaultText(full, fv), meaning: meaning, field: f, value: fv, doc: doc})
 		if f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct {
 			elem, ok := g.elements[f.Type.Elem()]
 			if !ok {
@@ -307,94 +329,6 @@ func codeList(values []string) string {
 	return strings.Join(out, ", ")
 }
 
-// typeDoc is the documentation of one struct type of package report.
-type typeDoc struct {
-	doc    string
-	fields map[string]string
-}
-
-// readDocs reads the doc comments of the struct types in dir's Go files
-// (tests excluded), each reduced to its first paragraph: later paragraphs
-// are for readers of the Go code.
-func readDocs(dir string) (map[string]typeDoc, error) {
-	fset := token.NewFileSet()
-	docs := map[string]typeDoc{}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("reference: read package report's source: %w", err)
-	}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, dir+"/"+e.Name(), nil, parser.ParseComments)
-		if err != nil {
-			return nil, fmt.Errorf("reference: %w", err)
-		}
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				st, ok := ts.Type.(*ast.StructType)
-				if !ok {
-					continue
-				}
-				group := ts.Doc
-				if group == nil && len(gd.Specs) == 1 {
-					group = gd.Doc
-				}
-				td := typeDoc{doc: userText(ts.Name.Name, group, true), fields: map[string]string{}}
-				for _, field := range st.Fields.List {
-					group := field.Doc
-					if group == nil {
-						group = field.Comment
-					}
-					for _, name := range field.Names {
-						td.fields[name.Name] = userText(name.Name, group, false)
-					}
-				}
-				docs[ts.Name.Name] = td
-			}
-		}
-	}
-	if len(docs) == 0 {
-		return nil, fmt.Errorf("reference: no struct types in %s: is it package report's source?", dir)
-	}
-	return docs, nil
-}
-
-// userText turns a Go doc comment about name into a sentence for the user
-// of perfgate.yml: "Rate is the constant request rate" becomes "The
-// constant request rate"; a type's "Service says how ..." becomes "This
-// section says how ...".
-func userText(name string, group *ast.CommentGroup, isType bool) string {
-	if group == nil {
-		return ""
-	}
-	text := group.Text()
-	if para, _, ok := strings.Cut(text, "\n\n"); ok {
-		text = para
-	}
-	text = strings.Join(strings.Fields(text), " ")
-	for _, verb := range []string{" is ", " are "} {
-		if rest, ok := strings.CutPrefix(text, name+verb); ok {
-			return capitalize(rest)
-		}
-	}
-	if rest, ok := strings.CutPrefix(text, name+" "); ok && isType {
-		return "This section " + rest
-	}
-	return capitalize(text)
-}
-
-func capitalize(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[size:]
-}
-
 // escapeHTML escapes a doc comment for Markdown, where <run> would be read as
 // an HTML tag and hidden.
 func escapeHTML(s string) string {
@@ -443,6 +377,15 @@ value and the allowed form, before anything is built. ` + "`perfgate config chec
 ` + "`gate.alpha`" + ` whose gate could never fail. With ` + "`perfgate gate --base <revision>`" + `,
 the ` + "`gate`" + ` and ` + "`validity`" + ` sections come from the base revision's file: a pull
 request does not relax its own gate.
+
+Editors that use the YAML language server (VS Code's YAML extension, and
+Neovim or Helix with it configured) complete and check the file as it is
+typed, from [its JSON Schema](schema/perfgate.schema.json), generated with
+this page, when its first line is:
+
+` + "```yaml\n# yaml-language-server: $schema=" + SchemaURL + "\n```" + `
+
+report.json has [one too](schema/report.schema.json) ([report-schema.md](report-schema.md)).
 
 `)
 	mib := func(n int) string { return fmt.Sprintf("%g MiB", float64(n)/(1<<20)) }

@@ -10,7 +10,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/config"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/config.md")
+var update = flag.Bool("update", false, "rewrite docs/config.md and docs/schema/*.schema.json")
 
 const (
 	reportDir = "../../report"
