@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -63,7 +64,7 @@ func ConfigSchema(reportDir string) ([]byte, error) {
 		}
 	}
 	if len(g.errs) > 0 {
-		return nil, fmt.Errorf("reference: %w", g.errs[0])
+		return nil, errors.Join(g.errs...)
 	}
 	return indented(root)
 }
@@ -185,7 +186,7 @@ func (g *generator) valueSchema(r row) *object {
 		}
 		return newObject().set("type", []string{"array", "null"}).set("items", item)
 	}
-	g.errs = append(g.errs, fmt.Errorf("%s has type %s, which the schema has no shape for; add it to valueSchema in schema.go", r.key, t))
+	g.errs = append(g.errs, fmt.Errorf("reference: %s has type %s, which the schema has no shape for; add it to valueSchema in schema.go", r.key, t))
 	return newObject()
 }
 
