@@ -119,9 +119,9 @@ type Service struct {
 	// sets from resources.cpu. Its values are written into the report:
 	// take secrets from env_from.
 	Env map[string]string `json:"env"`
-	// EnvFrom adds variables whose values come from perfgate's own
-	// environment, by name: the service's variable to the runner's, like
-	// {DB_PASSWORD: PERFGATE_DB_PASSWORD}. The report and the logs show
+	// EnvFrom is more of the service's environment, with values from
+	// perfgate's own environment, by name: the service's variable to the
+	// runner's, like {DB_PASSWORD: PERFGATE_DB_PASSWORD}. The report and the logs show
 	// the names only; a runner variable that is not set is an error before
 	// anything is built. Local and docker targets only (docs/services.md).
 	EnvFrom map[string]string `json:"env_from,omitempty"`
@@ -162,13 +162,13 @@ type ServiceBuild struct {
 	// main.version=perf"; the relinks of layout: random add their
 	// -randlayout to them.
 	LDFlags string `json:"ldflags,omitempty"`
-	// CGO builds with CGO_ENABLED=1, for a service that needs C code; the
-	// report then warns that the binaries depend on this machine's C
+	// CGO is whether to build with CGO_ENABLED=1, for a service that
+	// needs C code; the report then warns that the binaries depend on this machine's C
 	// toolchain and libraries. Local target only: the docker, kind and
 	// kubernetes images hold the binary alone, without a C library.
 	CGO bool `json:"cgo,omitempty"`
-	// Command builds the binary instead of go build, as a list of strings
-	// run without a shell, in the root of the tree being built, as the
+	// Command is a command that builds the binary instead of go build, as
+	// a list of strings run without a shell, in the root of the tree being built, as the
 	// user who ran perfgate (never as root under sudo); {out} is the path
 	// the binary must be written to, like [make, build, "OUT={out}"]. Such
 	// a binary cannot be relinked per round, so it needs layout: build;
