@@ -23,6 +23,7 @@ Usage:
   perfgate compare --out results/ [--config perfgate.yml]
   perfgate report --in results/report.json [--format md|html|json]
   perfgate config check perfgate.yml
+  perfgate init [--dir DIR] [--write]   (read a Go module's source and write a commented perfgate.yml and the pull-request workflow)
   perfgate sweep [--config perfgate.yml]   (remove what killed perfgate runs of this host left: cgroups, containers, images, kind clusters, namespaces)
 
 Exit codes: 0 pass, 1 regression (gate and compare only) or leftovers that
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitConfig
 		}
 		return configCheck(args[2], stdout, stderr)
+	case "init":
+		return initCommand(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,584 @@
+package initconfig
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// position is where something was found, for messages: file:line
+// relative to the module root.
+type position struct {
+	file string
+	line int
+}
+
+func (p position) String() string { return fmt.Sprintf("%s:%d", p.file, p.line) }
+
+// listener is one place the service starts serving HTTP.
+type listener struct {
+	at   position
+	kind string // how it was recognized, like "http.ListenAndServe"
+	// addr is what the address expression is made of; addrKnown is false
+	// when the syntax does not show the address at all.
+	addr      refs
+	addrKnown bool
+	// defaultMux: the handler is nil or http.DefaultServeMux, where a blank
+	// import of net/http/pprof registers its handlers.
+	defaultMux   bool
+	handlerNames []string // identifiers in the handler expression
+	background   bool     // started in a go statement
+	portFromEnv  string   // a framework default: gin's Run() reads $PORT
+}
+
+// route is one handler registration with a literal path.
+type route struct {
+	at       position
+	method   string // empty: any method
+	path     string
+	receiver string // the router's variable, when it is one
+}
+
+// pprofMount is net/http/pprof served on a router explicitly.
+type pprofMount struct {
+	at       position
+	prefix   string
+	receiver string
+}
+
+// facts is everything read from a command's packages.
+type facts struct {
+	listeners    []listener
+	routes       []route
+	mounts       []pprofMount
+	importsPprof bool
+	pprofImport  position
+	values       valueGraph
+	// envReads are the environment variables the service reads, where
+	// each is first read: perfgate starts it with almost none set.
+	envReads map[string]position
+	// definedFlags and keyTags bind viper-style configuration: a field
+	// tagged mapstructure:"port" holds the flag port when one is defined.
+	definedFlags map[string]bool
+	keyTags      [][2]string
+}
+
+func newFacts() *facts {
+	return &facts{values: valueGraph{}, envReads: map[string]position{}, definedFlags: map[string]bool{}}
+}
+
+// bindFlagTags adds, once every file is read, the fields tagged with the
+// name of a defined flag as assignments from that flag.
+func (f *facts) bindFlagTags() {
+	for _, t := range f.keyTags {
+		if f.definedFlags[t[1]] {
+			f.values.add(t[0], refs{sources: []source{{kind: fromFlag, name: t[1]}}})
+		}
+	}
+}
+
+// noteEnvRead records a call that reads an environment variable.
+func (r *fileReader) noteEnvRead(c *ast.CallExpr) {
+	if s, ok := envRead(c); ok {
+		if _, seen := r.f.envReads[s.name]; !seen {
+			r.f.envReads[s.name] = r.pos(c.Pos())
+		}
+	}
+}
+
+// fileReader walks one file, knowing its import names.
+type fileReader struct {
+	f       *facts
+	file    *sourceFile
+	httpPkg string          // the name net/http is imported as, "" if not
+	netPkg  string          // net
+	pprof   string          // net/http/pprof
+	imports map[string]bool // import names of the file, never variables
+	router  string          // a framework whose Run/Start/Listen serve HTTP
+	gos     []ast.Node      // go statements, for background listeners
+}
+
+func (f *facts) read(file *sourceFile) {
+	r := &fileReader{f: f, file: file, imports: map[string]bool{}}
+	for _, imp := range file.ast.Imports {
+		p := strings.Trim(imp.Path.Value, `"`)
+		name := importName(p)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		r.imports[name] = true
+		switch {
+		case p == "net/http":
+			r.httpPkg = name
+		case p == "net":
+			r.netPkg = name
+		case p == "net/http/pprof":
+			r.pprof = name
+			if !f.importsPprof {
+				f.importsPprof = true
+				f.pprofImport = r.pos(imp.Pos())
+			}
+		case strings.HasPrefix(p, "github.com/gin-gonic/gin"):
+			r.router = "gin"
+		case strings.HasPrefix(p, "github.com/labstack/echo"):
+			r.router = "echo"
+		case strings.HasPrefix(p, "github.com/gofiber/fiber"):
+			r.router = "fiber"
+		case p == "github.com/gin-contrib/pprof":
+			r.pprof = name
+		}
+	}
+	ast.Inspect(file.ast, func(n ast.Node) bool {
+		if g, ok := n.(*ast.GoStmt); ok {
+			r.gos = append(r.gos, g)
+		}
+		return true
+	})
+	for _, decl := range file.ast.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			if d.Body != nil {
+				r.function(d.Body)
+			}
+		case *ast.GenDecl:
+			r.genDecl(d)
+		}
+	}
+}
+
+func (r *fileReader) pos(p token.Pos) position {
+	return position{file: r.file.rel, line: r.file.fset.Position(p).Line}
+}
+
+func (r *fileReader) inGoStatement(n ast.Node) bool {
+	for _, g := range r.gos {
+		if n.Pos() >= g.Pos() && n.End() <= g.End() {
+			return true
+		}
+	}
+	return false
+}
+
+// function reads one function body: listeners are paired with the
+// net.Listen calls of the same function, which is where a server without
+// an Addr gets its address.
+func (r *fileReader) function(body *ast.BlockStmt) {
+	var netListens []refs
+	var servers []int // indexes into f.listeners of servers without Addr
+	handled := map[*ast.CallExpr]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.AssignStmt:
+			r.assign(x)
+		case *ast.CompositeLit:
+			if r.isHTTPServer(x.Type) {
+				if idx, hasAddr := r.server(x); !hasAddr {
+					servers = append(servers, idx)
+				}
+			}
+			r.structFields(x)
+		case *ast.CallExpr:
+			if handled[x] {
+				return true
+			}
+			if r.isNetListen(x) {
+				netListens = append(netListens, r.f.values.refsOf(x.Args[1], r.imports))
+			}
+			r.call(x, handled)
+		}
+		return true
+	})
+	for _, idx := range servers {
+		if len(netListens) > 0 {
+			r.f.listeners[idx].addr = netListens[0]
+			r.f.listeners[idx].addrKnown = true
+		}
+	}
+}
+
+func (r *fileReader) isHTTPServer(t ast.Expr) bool {
+	sel, ok := t.(*ast.SelectorExpr)
+	return ok && r.httpPkg != "" && isIdent(sel.X, r.httpPkg) && sel.Sel.Name == "Server"
+}
+
+func (r *fileReader) isNetListen(c *ast.CallExpr) bool {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	return ok && r.netPkg != "" && isIdent(sel.X, r.netPkg) && sel.Sel.Name == "Listen" && len(c.Args) == 2
+}
+
+// server records an http.Server literal as a listener and says whether it
+// names its Addr.
+func (r *fileReader) server(lit *ast.CompositeLit) (int, bool) {
+	l := listener{at: r.pos(lit.Pos()), kind: "http.Server", defaultMux: true, background: r.inGoStatement(lit)}
+	hasAddr := false
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		switch keyName(kv.Key) {
+		case "Addr":
+			l.addr, l.addrKnown, hasAddr = r.f.values.refsOf(kv.Value, r.imports), true, true
+		case "Handler":
+			l.defaultMux = r.isDefaultMux(kv.Value)
+			l.handlerNames = identifiers(kv.Value, r.imports)
+		}
+	}
+	r.f.listeners = append(r.f.listeners, l)
+	return len(r.f.listeners) - 1, hasAddr
+}
+
+// isDefaultMux reports whether a handler expression is nil or
+// http.DefaultServeMux.
+func (r *fileReader) isDefaultMux(e ast.Expr) bool {
+	if isIdent(e, "nil") {
+		return true
+	}
+	sel, ok := e.(*ast.SelectorExpr)
+	return ok && isIdent(sel.X, r.httpPkg) && sel.Sel.Name == "DefaultServeMux"
+}
+
+// call recognizes listeners, routes and pprof mounts among calls.
+func (r *fileReader) call(c *ast.CallExpr, handled map[*ast.CallExpr]bool) {
+	r.noteEnvRead(c)
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	name := sel.Sel.Name
+	if r.httpPkg != "" && isIdent(sel.X, r.httpPkg) &&
+		((name == "ListenAndServe" && len(c.Args) == 2) || (name == "ListenAndServeTLS" && len(c.Args) == 4)) {
+		handler := c.Args[len(c.Args)-1]
+		r.f.listeners = append(r.f.listeners, listener{
+			at: r.pos(c.Pos()), kind: "http." + name, addr: r.f.values.refsOf(c.Args[0], r.imports), addrKnown: true,
+			defaultMux: r.isDefaultMux(handler), handlerNames: identifiers(handler, r.imports), background: r.inGoStatement(c),
+		})
+		return
+	}
+	if name, ok := r.f.values.flagVar(c); ok {
+		r.f.definedFlags[name] = true
+		return
+	}
+	if r.frameworkListener(c, sel) {
+		return
+	}
+	if r.pprofMount(c, sel) {
+		return
+	}
+	if r.gorillaPath(c, sel) {
+		return
+	}
+	// gorilla/mux: r.HandleFunc("/x", h).Methods("GET"), possibly with
+	// matchers between (.HeadersRegexp(...)).
+	if name == "Methods" && len(c.Args) > 0 {
+		for x, depth := sel.X, 0; depth < 4; depth++ {
+			inner, ok := x.(*ast.CallExpr)
+			if !ok {
+				break
+			}
+			if rt, ok := r.route(inner); ok {
+				handled[inner] = true
+				rt.method = strings.ToUpper(stringLit(c.Args[0]))
+				r.f.routes = append(r.f.routes, rt)
+				break
+			}
+			innerSel, ok := inner.Fun.(*ast.SelectorExpr)
+			if !ok {
+				break
+			}
+			x = innerSel.X
+		}
+		return
+	}
+	if rt, ok := r.route(c); ok {
+		r.f.routes = append(r.f.routes, rt)
+	}
+}
+
+// frameworkListener recognizes gin's Run, echo's Start and fiber's Listen
+// in files that import them.
+func (r *fileReader) frameworkListener(c *ast.CallExpr, sel *ast.SelectorExpr) bool {
+	method := map[string]string{"gin": "Run", "echo": "Start", "fiber": "Listen"}[r.router]
+	if method == "" || sel.Sel.Name != method || len(c.Args) > 1 || r.imports[exprName(sel.X)] {
+		return false
+	}
+	l := listener{at: r.pos(c.Pos()), kind: r.router + " " + method, handlerNames: []string{exprName(sel.X)}, background: r.inGoStatement(c)}
+	if len(c.Args) == 1 {
+		l.addr, l.addrKnown = r.f.values.refsOf(c.Args[0], r.imports), true
+	} else if r.router == "gin" {
+		l.portFromEnv = "PORT" // gin's Run() without an address listens on :$PORT
+	} else {
+		return false
+	}
+	r.f.listeners = append(r.f.listeners, l)
+	return true
+}
+
+// pprofMount recognizes net/http/pprof mounted on a router: a handler
+// from the pprof package, http.DefaultServeMux under a /debug/pprof path,
+// chi's middleware.Profiler() and gin-contrib/pprof's Register.
+func (r *fileReader) pprofMount(c *ast.CallExpr, sel *ast.SelectorExpr) bool {
+	if r.pprof != "" && isIdent(sel.X, r.pprof) && sel.Sel.Name == "Register" && len(c.Args) >= 1 {
+		prefix := "/debug/pprof"
+		if len(c.Args) == 2 {
+			if p := stringLit(c.Args[1]); p != "" {
+				prefix = strings.TrimSuffix(p, "/")
+			}
+		}
+		r.f.mounts = append(r.f.mounts, pprofMount{at: r.pos(c.Pos()), prefix: prefix, receiver: exprName(c.Args[0])})
+		return true
+	}
+	if len(c.Args) < 2 {
+		return false
+	}
+	pathArg := c.Args[0]
+	if len(c.Args) == 3 && stringLit(c.Args[0]) != "" && !strings.HasPrefix(stringLit(c.Args[0]), "/") {
+		pathArg = c.Args[1] // chi's Method("GET", "/debug/pprof/", h)
+	}
+	p := routePath(pathArgument(pathArg))
+	if p == "" {
+		return false
+	}
+	handler := c.Args[len(c.Args)-1]
+	servesPprof := false
+	ast.Inspect(handler, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SelectorExpr); ok {
+			if (r.pprof != "" && isIdent(s.X, r.pprof)) || (s.Sel.Name == "DefaultServeMux" && isIdent(s.X, r.httpPkg) && strings.Contains(p, "pprof")) || s.Sel.Name == "Profiler" {
+				servesPprof = true
+			}
+		}
+		return !servesPprof
+	})
+	if !servesPprof {
+		return false
+	}
+	prefix := strings.TrimSuffix(p, "/")
+	if i := strings.Index(prefix, "pprof"); i >= 0 {
+		prefix = prefix[:i+len("pprof")]
+	} else {
+		prefix += "/pprof" // chi: r.Mount("/debug", middleware.Profiler())
+	}
+	r.f.mounts = append(r.f.mounts, pprofMount{at: r.pos(c.Pos()), prefix: prefix, receiver: exprName(sel.X)})
+	return true
+}
+
+// gorillaPath reads gorilla/mux's r.PathPrefix("/debug/pprof/").Handler(h)
+// and r.Path("/x").HandlerFunc(h): the path on the inner call, the handler
+// on the outer.
+func (r *fileReader) gorillaPath(c *ast.CallExpr, sel *ast.SelectorExpr) bool {
+	if (sel.Sel.Name != "Handler" && sel.Sel.Name != "HandlerFunc") || len(c.Args) != 1 {
+		return false
+	}
+	inner, ok := sel.X.(*ast.CallExpr)
+	if !ok || len(inner.Args) != 1 {
+		return false
+	}
+	innerSel, ok := inner.Fun.(*ast.SelectorExpr)
+	if !ok || (innerSel.Sel.Name != "PathPrefix" && innerSel.Sel.Name != "Path") {
+		return false
+	}
+	// The same call with the path first is what pprofMount and route read.
+	flat := &ast.CallExpr{Fun: &ast.SelectorExpr{X: innerSel.X, Sel: ast.NewIdent("Handle")}, Args: []ast.Expr{inner.Args[0], c.Args[0]}}
+	if r.pprofMount(flat, flat.Fun.(*ast.SelectorExpr)) {
+		return true
+	}
+	if innerSel.Sel.Name == "Path" {
+		if rt, ok := r.route(flat); ok {
+			r.f.routes = append(r.f.routes, rt)
+		}
+	}
+	return true
+}
+
+// routeMethods are the registration calls whose first argument is a path
+// (or, for Handle and HandleFunc on Go 1.22's ServeMux, "METHOD /path").
+var routeMethods = map[string]string{
+	"Handle": "", "HandleFunc": "", "HandlerFunc": "", "Any": "",
+	"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
+	"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH": "PATCH", "HEAD": "HEAD",
+}
+
+func (r *fileReader) route(c *ast.CallExpr) (route, bool) {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok || len(c.Args) < 2 {
+		return route{}, false
+	}
+	method, known := routeMethods[sel.Sel.Name]
+	if !known {
+		return route{}, false
+	}
+	pattern := pathArgument(c.Args[0])
+	if pattern == "" {
+		return route{}, false
+	}
+	if m, rest, ok := strings.Cut(pattern, " "); ok && method == "" && m == strings.ToUpper(m) {
+		method, pattern = m, strings.TrimSpace(rest)
+	}
+	p := routePath(pattern)
+	if p == "" {
+		return route{}, false
+	}
+	return route{at: r.pos(c.Pos()), method: method, path: p, receiver: exprName(sel.X)}, true
+}
+
+// pathArgument is the literal path of a route's first argument: a string
+// literal, or the one literal given to a helper that prefixes it, like
+// podinfo's s.prefixedPath("/healthz") (with its prefix left at the
+// default, the path is the literal).
+func pathArgument(e ast.Expr) string {
+	if c, ok := e.(*ast.CallExpr); ok && len(c.Args) == 1 {
+		return stringLit(c.Args[0])
+	}
+	return stringLit(e)
+}
+
+// routePath is the path of a route pattern: Go 1.22's "/{$}" is "/"; a
+// pattern with a host, without a leading slash or with white space (no
+// request can have it) is not a path.
+func routePath(pattern string) string {
+	if !strings.HasPrefix(pattern, "/") || strings.IndexFunc(pattern, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return ""
+	}
+	return strings.TrimSuffix(pattern, "{$}")
+}
+
+// genDecl reads package-level variables and constants (a default address
+// is often a constant) and struct tags that bind fields to environment
+// variables.
+func (r *fileReader) genDecl(d *ast.GenDecl) {
+	for _, spec := range d.Specs {
+		switch s := spec.(type) {
+		case *ast.ValueSpec:
+			for i, name := range s.Names {
+				if i < len(s.Values) {
+					r.f.values.add(name.Name, r.f.values.refsOf(s.Values[i], r.imports))
+				}
+			}
+			for _, v := range s.Values {
+				ast.Inspect(v, func(n ast.Node) bool {
+					if c, ok := n.(*ast.CallExpr); ok {
+						r.noteEnvRead(c)
+						if name, ok := r.f.values.flagVar(c); ok {
+							r.f.definedFlags[name] = true
+						}
+					}
+					return true
+				})
+			}
+		case *ast.TypeSpec:
+			if st, ok := s.Type.(*ast.StructType); ok {
+				r.f.keyTags = append(r.f.keyTags, configKeyTags(st)...)
+				for _, name := range r.f.values.envTags(st) {
+					if _, seen := r.f.envReads[name]; !seen {
+						r.f.envReads[name] = r.pos(s.Pos())
+					}
+				}
+			}
+		}
+	}
+}
+
+func (r *fileReader) assign(a *ast.AssignStmt) {
+	for i, lhs := range a.Lhs {
+		name := exprName(lhs)
+		if name == "" || name == "_" || name == "err" {
+			continue
+		}
+		rhs := a.Rhs[0]
+		if len(a.Rhs) == len(a.Lhs) {
+			rhs = a.Rhs[i]
+		}
+		r.f.values.add(name, r.f.values.refsOf(rhs, r.imports))
+	}
+}
+
+// structFields reads composite literals as assignments to their fields:
+// Config{Addr: *addr} makes Addr refer to addr.
+func (r *fileReader) structFields(lit *ast.CompositeLit) {
+	for _, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if key := keyName(kv.Key); key != "" {
+				r.f.values.add(key, r.f.values.refsOf(kv.Value, r.imports))
+			}
+		}
+	}
+}
+
+func keyName(e ast.Expr) string {
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && name != "" && id.Name == name
+}
+
+// exprName is the last name of x, x.y, *x or &x.y: what a value is called
+// wherever it is stored.
+func exprName(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	case *ast.StarExpr:
+		return exprName(x.X)
+	case *ast.UnaryExpr:
+		return exprName(x.X)
+	case *ast.ParenExpr:
+		return exprName(x.X)
+	}
+	return ""
+}
+
+// identifiers are the names an expression refers to, without the names of
+// imported packages.
+func identifiers(e ast.Expr, imports map[string]bool) []string {
+	var names []string
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			if id, ok := x.X.(*ast.Ident); ok && imports[id.Name] {
+				return false
+			}
+			names = append(names, x.Sel.Name)
+			return false
+		case *ast.Ident:
+			if !imports[x.Name] && x.Name != "nil" {
+				names = append(names, x.Name)
+			}
+		}
+		return true
+	})
+	return names
+}
+
+func stringLit(e ast.Expr) string {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return ""
+	}
+	s, err := strconv.Unquote(lit.Value)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// importName is the name a package is imported as when the import does not
+// rename it: the last element of its path, skipping a major version.
+func importName(p string) string {
+	base := p[strings.LastIndex(p, "/")+1:]
+	// github.com/go-chi/chi/v5 is imported as chi.
+	if len(base) >= 2 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
+		rest := strings.TrimSuffix(p, "/"+base)
+		base = rest[strings.LastIndex(rest, "/")+1:]
+	}
+	return base
+}

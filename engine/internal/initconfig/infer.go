@@ -1,0 +1,204 @@
+package initconfig
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Plan is what init inferred about one service: the values of its
+// perfgate.yml, why each was chosen, and what it could not infer.
+type Plan struct {
+	Package  string
+	Args     []string
+	Env      [][2]string
+	Ready    string
+	Pprof    string
+	Requests []string
+	// Why holds, per perfgate.yml key, the reason for its value.
+	Why map[string]string
+	// Todo is what init could not infer, each as the change to make.
+	Todo []string
+	// OtherServices are the module's other HTTP commands.
+	OtherServices []string
+}
+
+// ErrNoService is returned when no command of the module serves HTTP.
+var ErrNoService = errors.New("no HTTP service found")
+
+// Inspect reads the module at dir and plans the gate of its first HTTP
+// service.
+func Inspect(dir string) (*Plan, error) {
+	m, err := loadModule(dir)
+	if err != nil {
+		return nil, err
+	}
+	mains := m.mainPackages()
+	if len(mains) == 0 {
+		return nil, fmt.Errorf("%w: %s (module %s) has no main package; point --dir at the module that holds the service's command", ErrNoService, dir, m.path)
+	}
+	var plan *Plan
+	var others []string
+	for _, main := range mains {
+		f := newFacts()
+		for _, p := range m.closure(main) {
+			for _, file := range p.files {
+				f.read(file)
+			}
+		}
+		if len(f.listeners) == 0 {
+			continue
+		}
+		f.bindFlagTags()
+		if plan == nil {
+			plan = planService(packageArg(main.dir), f)
+		} else {
+			others = append(others, packageArg(main.dir))
+		}
+	}
+	if plan == nil {
+		var names []string
+		for _, p := range mains {
+			names = append(names, packageArg(p.dir))
+		}
+		return nil, fmt.Errorf("%w: none of the main packages of %s (%s) calls http.ListenAndServe, builds an http.Server or runs a gin, echo or fiber router; perfgate gates HTTP services", ErrNoService, dir, strings.Join(names, ", "))
+	}
+	plan.OtherServices = others
+	if len(others) > 0 {
+		plan.Why["service.package"] += fmt.Sprintf("; the module has other HTTP commands too (%s): set service.package to gate one of them instead", strings.Join(others, ", "))
+	}
+	return plan, nil
+}
+
+// planService decides every value for one command from its facts.
+func planService(pkg string, f *facts) *Plan {
+	plan := &Plan{Package: pkg, Why: map[string]string{}}
+	primary, admin := splitListeners(f.listeners)
+	plan.Why["service.package"] = fmt.Sprintf("the command whose listener is at %s (%s)", primary.at, primary.kind)
+
+	address := chooseAddress(primary, f.values, serviceListener, source{})
+	switch {
+	case address.found:
+		plan.Args, plan.Env = address.args, address.env
+		plan.Why["service.address"] = address.explain
+	case address.hardCoded != "":
+		plan.Args = []string{"--addr", "{addr}"}
+		plan.Why["service.address"] = "ASSUMED: a flag --addr the service does not have yet (see the change below)"
+		plan.Todo = append(plan.Todo, fmt.Sprintf(
+			"the address is hard-coded to %s in %s: read it from a flag (addr := flag.String(\"addr\", %q, \"host:port to listen on\")) or from $PORT, so perfgate can give each process a port of its own (base and head run at the same time); this file assumes a flag --addr",
+			address.hardCoded, primary.at, address.hardCoded))
+	default:
+		plan.Args = []string{"--addr", "{addr}"}
+		plan.Why["service.address"] = "ASSUMED: init found no flag or variable for the address (see the change below)"
+		plan.Todo = append(plan.Todo, fmt.Sprintf(
+			"could not tell where the listener at %s (%s) gets its address: this file assumes a flag --addr; if the service reads the address elsewhere, write it in service.args or service.env with {addr} (127.0.0.1:PORT) or {port}",
+			primary.at, primary.kind))
+	}
+
+	planPprof(plan, f, primary, admin, address.used)
+	planEnvironment(plan, f)
+	routes := serviceRoutes(f.routes, primary, admin)
+	planReady(plan, routes)
+	planRequests(plan, routes)
+	return plan
+}
+
+// splitListeners tells the service's listener from an admin one: a
+// listener on http.DefaultServeMux (or with debug, pprof, admin or
+// metrics in its address) beside one with a handler of its own is the
+// admin listener, as in the common `go http.ListenAndServe("localhost:6060", nil)`.
+func splitListeners(all []listener) (primary listener, admin *listener) {
+	adminLike := func(l listener) bool {
+		for _, n := range append(append([]string(nil), l.addr.names...), literalValues(l.addr.literals)...) {
+			n = strings.ToLower(n)
+			for _, word := range []string{"debug", "pprof", "admin", "metrics", "diag", "6060"} {
+				if strings.Contains(n, word) {
+					return true
+				}
+			}
+		}
+		for _, s := range l.addr.sources {
+			if strings.Contains(strings.ToLower(s.name), "debug") || strings.Contains(strings.ToLower(s.name), "pprof") || strings.Contains(strings.ToLower(s.name), "admin") {
+				return true
+			}
+		}
+		return false
+	}
+	var own, adminCandidates []listener
+	hasOwnHandler := false
+	for _, l := range all {
+		if !l.defaultMux {
+			hasOwnHandler = true
+		}
+	}
+	for _, l := range all {
+		if adminLike(l) || (l.defaultMux && hasOwnHandler) {
+			adminCandidates = append(adminCandidates, l)
+		} else {
+			own = append(own, l)
+		}
+	}
+	if len(own) == 0 {
+		return all[0], nil
+	}
+	primary = own[0]
+	for _, l := range own {
+		if !l.background {
+			primary = l
+			break
+		}
+	}
+	if len(adminCandidates) > 0 {
+		a := adminCandidates[0]
+		admin = &a
+	}
+	return primary, admin
+}
+
+func literalValues(ls []literal) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.value)
+	}
+	return out
+}
+
+// onAdmin reports whether a router variable belongs to the admin
+// listener's handler rather than the service's.
+func onAdmin(receiver string, primary listener, admin *listener) bool {
+	return admin != nil && receiver != "" && contains(admin.handlerNames, receiver) && !contains(primary.handlerNames, receiver)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// planEnvironment lists the environment variables the service reads that
+// perfgate.yml does not set: perfgate starts the service with only PATH,
+// HOME, TMPDIR and GOMAXPROCS, so a variable the service needs (a
+// database's URL) must be written in service.env.
+func planEnvironment(plan *Plan, f *facts) {
+	set := map[string]bool{}
+	for _, kv := range plan.Env {
+		set[kv[0]] = true
+	}
+	var unset []string
+	for name, at := range f.envReads {
+		if !set[name] && name != "GOMAXPROCS" && name != "HOME" && name != "PATH" && name != "TMPDIR" {
+			unset = append(unset, fmt.Sprintf("$%s (%s)", name, at))
+		}
+	}
+	if len(unset) == 0 {
+		return
+	}
+	sort.Strings(unset)
+	plan.Todo = append(plan.Todo, fmt.Sprintf(
+		"the service reads %s, which perfgate does not set (it starts the service with only PATH, HOME, TMPDIR and GOMAXPROCS): add those it needs to service.env; a database it needs is set up as in perfgate's docs/dependencies.md (service.reset)",
+		strings.Join(unset, ", ")))
+}

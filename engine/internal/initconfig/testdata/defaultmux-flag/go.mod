@@ -1,0 +1,3 @@
+module example.com/defaultmux
+
+go 1.22

@@ -1,0 +1,5 @@
+module example.com/ginapp
+
+go 1.22
+
+require github.com/gin-gonic/gin v1.10.0

@@ -1,0 +1,3 @@
+module example.com/hardcoded
+
+go 1.22

@@ -1,0 +1,3 @@
+module github.com/stefanprodan/podinfo
+
+go 1.24
