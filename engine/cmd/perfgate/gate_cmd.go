@@ -21,6 +21,8 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.Head, "head", ".", "head: the directory of the pull request's checkout")
 	fs.StringVar(&o.Out, "out", "results", "results directory")
 	fs.StringVar(&o.HistoryDir, "history", "", "main's nightly history (perfgate run --history): the comment shows where main stands")
+	fs.StringVar(&o.BaseBinary, "base-binary", "", "measure this prebuilt binary as the base instead of building it (with --head-binary; needs layout: build)")
+	fs.StringVar(&o.HeadBinary, "head-binary", "", "measure this prebuilt binary as the head instead of building it (with --base-binary; needs layout: build)")
 	targetFlag(fs, &o.Target)
 	logFormatFlag(fs, &o.LogFormat)
 	seed := fs.String("seed", "", "replay the run order of an earlier gate (its report.json seed)")
@@ -29,6 +31,10 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	if (o.Base == "") == (o.BaseDir == "") {
 		fmt.Fprintf(stderr, "perfgate gate: give exactly one of --base (a git revision such as origin/main; got %q) and --base-dir (a directory; got %q)\n", o.Base, o.BaseDir)
+		return exitConfig
+	}
+	if (o.BaseBinary == "") != (o.HeadBinary == "") {
+		fmt.Fprintf(stderr, "perfgate gate: give both --base-binary and --head-binary (got %q and %q), or neither: a gate compares two binaries built the same way\n", o.BaseBinary, o.HeadBinary)
 		return exitConfig
 	}
 	if *seed != "" {

@@ -18,6 +18,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	o := session.RunOptions{Targets: targets, Stdout: stdout, Stderr: stderr, Command: append([]string{"perfgate", "run"}, args...)}
 	fs.StringVar(&o.ConfigPath, "config", "perfgate.yml", "perfgate.yml of the service")
 	fs.StringVar(&o.Src, "src", ".", "the directory of the checkout to measure")
+	fs.StringVar(&o.Binary, "binary", "", "record this prebuilt binary instead of building --src (not with --pair-with)")
 	fs.StringVar(&o.Label, "label", "", "what is measured, shown in the report: a branch like main or a short commit SHA")
 	fs.StringVar(&o.Out, "out", "results", "results directory")
 	targetFlag(fs, &o.Target)

@@ -64,11 +64,22 @@ func Build(ctx context.Context, label, tree, pkg string, how report.ServiceBuild
 	if err != nil {
 		return b, err
 	}
+	return b, record(ctx, &b, tree, moduleDir)
+}
+
+// record fills b's build info (`go version -m` of b.Path), the tree's
+// revision and the module's path and directory in the repository.
+func record(ctx context.Context, b *report.Binary, tree, moduleDir string) error {
+	abs, err := filepath.Abs(b.Path)
+	if err != nil {
+		return err
+	}
+	label := b.Label
 	version := exec.CommandContext(ctx, "go", "version", "-m", abs)
 	privilege.AsInvoker(version)
 	info, err := version.Output()
 	if err != nil {
-		return b, &Error{Label: label, Command: "go version -m " + abs, Err: err}
+		return &Error{Label: label, Command: "go version -m " + abs, Err: fmt.Errorf("%w: not a Go binary with build information", err)}
 	}
 	b.BuildInfo = string(info)
 	b.Revision, b.Dirty = gitRevision(ctx, tree)
@@ -77,7 +88,7 @@ func Build(ctx context.Context, label, tree, pkg string, how report.ServiceBuild
 		prefix, _ := git(ctx, moduleDir, "rev-parse", "--show-prefix")
 		b.ModuleDir = strings.TrimSuffix(prefix, "/")
 	}
-	return b, nil
+	return nil
 }
 
 // goBuild runs go build of pkg in tree to outPath with Flags and how's

@@ -87,3 +87,34 @@ func TestCustomCommandWritesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPrebuiltIsRecordedLikeABuild: a prebuilt binary is copied where the
+// service's user can run it and recorded with its go version -m; a file
+// that is not a Go binary is refused with the reason.
+func TestPrebuiltIsRecordedLikeABuild(t *testing.T) {
+	dir := taggedService(t)
+	built := filepath.Join(t.TempDir(), "built")
+	if _, err := Build(context.Background(), "head", dir, ".", report.ServiceBuild{Tags: []string{"perf"}}, built); err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "head")
+	b, err := Prebuilt(context.Background(), "head", dir, ".", built, copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := strings.TrimSpace(run(t, "", copied)); out != "perf unset" {
+		t.Errorf("copied binary printed %q, want \"perf unset\"", out)
+	}
+	if b.Path != copied || b.Module != "example.com/tagged" || !strings.Contains(b.BuildInfo, "-tags=perf") {
+		t.Errorf("recorded %+v, want the copy with the build's go version -m", b)
+	}
+	script := filepath.Join(t.TempDir(), "server.sh")
+	write(t, script, "#!/bin/sh\necho hi\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Prebuilt(context.Background(), "base", dir, ".", script, filepath.Join(t.TempDir(), "base"))
+	if err == nil || !strings.Contains(err.Error(), "not a Go binary") {
+		t.Errorf("a shell script as the binary: %v, want an error saying it is not a Go binary", err)
+	}
+}

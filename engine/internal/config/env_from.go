@@ -51,13 +51,14 @@ func (c *Config) EnvFromNames() []string {
 // CheckEnvFrom reports every service.env_from entry whose variable is not
 // set in perfgate's environment, naming both variables and never a value.
 // It runs before anything is built, since a service started without its
-// secret fails in ways that say nothing about the cause.
-func (c *Config) CheckEnvFrom() error {
+// secret fails in ways that say nothing about the cause; file names the
+// perfgate.yml in the errors.
+func (c *Config) CheckEnvFrom(file string) error {
 	var errs []error
 	for _, k := range c.EnvFromNames() {
 		from := c.Service.EnvFrom[k]
 		if _, ok := os.LookupEnv(from); !ok {
-			errs = append(errs, &Error{Field: "service.env_from." + k, Value: from,
+			errs = append(errs, &Error{File: file, Field: "service.env_from." + k, Value: from,
 				Problem: "is not set in perfgate's environment, so the service's " + k + " would be missing",
 				Want:    "export " + from + " before running perfgate (under sudo: sudo --preserve-env=" + from + "; in the Action: an env: entry for " + from + " on the step)"})
 		}

@@ -78,8 +78,8 @@ func TestEnvFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.CheckEnvFrom()
-	if err == nil || !strings.Contains(err.Error(), `service.env_from.TOKEN: "PERFGATE_TEST_UNSET_TOKEN" is not set`) || !strings.Contains(err.Error(), "the service's TOKEN") {
+	err = c.CheckEnvFrom("perfgate.yml")
+	if err == nil || !strings.Contains(err.Error(), `perfgate.yml: service.env_from.TOKEN: "PERFGATE_TEST_UNSET_TOKEN" is not set`) || !strings.Contains(err.Error(), "the service's TOKEN") {
 		t.Errorf("CheckEnvFrom = %v, want the unset PERFGATE_TEST_UNSET_TOKEN named with TOKEN", err)
 	}
 	if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "DB_PASSWORD") {
@@ -96,7 +96,7 @@ func TestEnvFrom(t *testing.T) {
 		t.Errorf("EnvFromNames = %q", got)
 	}
 	t.Setenv("PERFGATE_TEST_UNSET_TOKEN", "")
-	if err := c.CheckEnvFrom(); err != nil {
+	if err := c.CheckEnvFrom("perfgate.yml"); err != nil {
 		t.Errorf("CheckEnvFrom with every variable set (one empty) = %v", err)
 	}
 }

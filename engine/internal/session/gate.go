@@ -40,6 +40,10 @@ type GateOptions struct {
 	// HistoryDir is main's nightly history (perfgate run --history), shown
 	// beside the verdict; "" for none.
 	HistoryDir string
+	// BaseBinary and HeadBinary are prebuilt binaries measured instead of
+	// builds of the trees: both or neither (prebuilt.go).
+	BaseBinary string
+	HeadBinary string
 	Command    []string
 	// LogFormat is LogPlain (the default) or LogGitHub.
 	LogFormat string
@@ -56,6 +60,9 @@ func Gate(ctx context.Context, o GateOptions) (*report.Report, error) {
 	}
 	if err := verdict.CheckPlan(o.ConfigPath, cfg); err != nil {
 		return nil, &ConfigError{Err: err}
+	}
+	if err := checkPrebuilt(cfg, map[string]string{"--base-binary": o.BaseBinary, "--head-binary": o.HeadBinary}, true); err != nil {
+		return nil, err
 	}
 	if info, err := os.Stat(o.Head); err != nil || !info.IsDir() {
 		return nil, optionError(OptionHead, o.Head, NotADirectory)
@@ -92,8 +99,8 @@ func (g *invocation) gate(ctx context.Context, o GateOptions) error {
 		return err
 	}
 	binaries, err := g.build(ctx, []tree{
-		{side: experiment.Base, dir: base.Dir, binary: &g.rep.Build.Base},
-		{side: experiment.Head, dir: o.Head, binary: &g.rep.Build.Head},
+		{side: experiment.Base, dir: base.Dir, binary: &g.rep.Build.Base, prebuilt: o.BaseBinary, prebuiltFlag: "--base-binary"},
+		{side: experiment.Head, dir: o.Head, binary: &g.rep.Build.Head, prebuilt: o.HeadBinary, prebuiltFlag: "--head-binary"},
 	})
 	if err != nil {
 		return err

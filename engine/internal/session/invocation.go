@@ -81,8 +81,8 @@ func loadConfig(path, targetOverride string, targets Targets) (*config.Config, e
 	if problem := config.CgoTargetProblem(cfg.Target); problem != "" && cfg.Service.Build.CGO {
 		return nil, configErrorf("%s: service.build.cgo %s; gate with --target %s, or build a static binary (cgo: false)", path, problem, strings.Join(config.CgoTargets, " or --target "))
 	}
-	if err := cfg.CheckEnvFrom(); err != nil {
-		return nil, configErrorf("%s: %w", path, err)
+	if err := cfg.CheckEnvFrom(path); err != nil {
+		return nil, &ConfigError{Err: err}
 	}
 	return cfg, nil
 }
@@ -139,6 +139,9 @@ var renderings = []results.Rendering{
 type tree struct {
 	side, dir string
 	binary    *report.Binary // where the build is recorded in the report
+	// prebuilt is the binary given for this side instead of a build of
+	// dir, and prebuiltFlag the flag that gave it; "" to build.
+	prebuilt, prebuiltFlag string
 }
 
 // build builds every tree with the same toolchain and flags into one
@@ -170,8 +173,14 @@ func (g *invocation) build(ctx context.Context, trees []tree) (map[string]string
 		g.sources[t.side] = t.dir
 		var b report.Binary
 		err := g.group(fmt.Sprintf("perfgate: build %s (%s)", t.side, t.dir), func() error {
-			fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
 			var err error
+			if t.prebuilt != "" {
+				fmt.Fprintf(g.stdout, "perfgate: taking %s's binary from %s\n", t.side, t.prebuilt)
+				g.warn(prebuiltWarning(g.cfg, t.side, t.prebuiltFlag, t.prebuilt))
+				b, err = build.Prebuilt(ctx, t.side, t.dir, g.cfg.Service.Package, t.prebuilt, filepath.Join(tmp, t.side))
+				return err
+			}
+			fmt.Fprintf(g.stdout, "perfgate: building %s from %s\n", t.side, t.dir)
 			b, err = build.Build(ctx, t.side, t.dir, g.cfg.Service.Package, g.cfg.Service.Build, filepath.Join(tmp, t.side))
 			return err
 		})

@@ -35,7 +35,10 @@ type RunOptions struct {
 	// keeps the paired estimates (report.Paired), and the history entry
 	// with them; trend reads nights' changes from them.
 	PairWith string
-	Command  []string
+	// Binary is a prebuilt binary recorded instead of a build of Src
+	// (prebuilt.go); not with PairWith, whose base is built.
+	Binary  string
+	Command []string
 	// LogFormat is LogPlain (the default) or LogGitHub.
 	LogFormat string
 	Stdout    io.Writer
@@ -70,6 +73,12 @@ func Run(ctx context.Context, o RunOptions) (*report.Report, error) {
 	if info, err := os.Stat(o.Src); err != nil || !info.IsDir() {
 		return nil, optionError(OptionSrc, o.Src, NotADirectory)
 	}
+	if o.Binary != "" && o.PairWith != "" {
+		return nil, configErrorf("--binary with --pair-with: the paired base is built from its revision, and a comparison needs both sides built the same way; record the binary alone, or let perfgate build --src")
+	}
+	if err := checkPrebuilt(cfg, map[string]string{"--binary": o.Binary}, false); err != nil {
+		return nil, err
+	}
 	if err := prepareOut(o.Out); err != nil {
 		return nil, err
 	}
@@ -96,7 +105,7 @@ func (g *invocation) record(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return &ConfigError{Err: err}
 	}
-	trees := []tree{{side: experiment.Head, dir: o.Src, binary: &g.rep.Build.Head}}
+	trees := []tree{{side: experiment.Head, dir: o.Src, binary: &g.rep.Build.Head, prebuilt: o.Binary, prebuiltFlag: "--binary"}}
 	onlySide := experiment.Head
 	if pair != nil {
 		defer func() {
