@@ -29,6 +29,9 @@ func TestGateFlagErrors(t *testing.T) {
 		{[]string{"--base", "main", "--seed", "x1"}, `--seed "x1" is not an unsigned integer`},
 		{[]string{"--config", cfg, "--base-dir", ".", "--head", missing, "--out", missing}, `perfgate: --head "` + missing + `" is not a directory; pass the checkout of the pull request's head`},
 		{[]string{"--config", cfg, "--base-dir", ".", "--head", ".", "--out", notResults}, `perfgate: --out "` + notResults + `" exists and is not a perfgate results directory; pass a new or empty directory`},
+		{[]string{"--base", "main", "--base-binary", "server"}, `give both --base-binary and --head-binary (got "server" and ""), or neither`},
+		{[]string{"--config", writeConfig(t, relinkedExperiment), "--base-dir", ".", "--head", ".", "--base-binary", os.Args[0], "--head-binary", os.Args[0]}, "perfgate: --base-binary and --head-binary: a prebuilt binary cannot be relinked with a layout of its own per round, which layout: random (perfgate.yml's default) needs; write layout: build"},
+		{[]string{"--config", cfg, "--base-dir", ".", "--head", ".", "--base-binary", missing, "--head-binary", os.Args[0]}, "perfgate: --base-binary " + missing + " is not an executable file"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"gate"}, tc.args...), &stdout, &stderr)

@@ -26,6 +26,8 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"--config", cfg, "--label", "main", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--config", cfg, "--label", "main", "--src", notADir}, `--src "` + notADir + `" is not a directory; pass the checkout of the service to measure`},
 		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+		{[]string{"--config", cfg, "--label", "main", "--binary", os.Args[0], "--pair-with", "last"}, "--binary with --pair-with: the paired base is built from its revision"},
+		{[]string{"--config", cfg, "--label", "main", "--binary", notADir}, "--binary " + notADir + " is not an executable file"},
 		{[]string{"--config", cfg, "--label", "main", "--artifact-name", "a b"}, `--artifact-name "a b" is not an artifact name; use letters, digits, '.', '_' and '-'`},
 		{[]string{"--config", cfg, "--label", "main", "--run-url", "http://x/runs/1"}, `--run-url "http://x/runs/1" is not an https:// URL`},
 		{[]string{"--config", cfg, "--label", "main", "--artifact-id", "-4"}, "--artifact-id -4 is not an ID"},
