@@ -46,6 +46,10 @@ type addressChoice struct {
 	found   bool
 	// hardCoded is the literal address when the syntax shows only one.
 	hardCoded string
+	// related are all the flags and variables the address is made of,
+	// also those not chosen (go-httpbin's $PORT beside its -port): they
+	// need no value of their own.
+	related []source
 }
 
 // chooseAddress picks the flag or environment variable the listener's
@@ -65,6 +69,13 @@ func chooseAddress(l listener, g valueGraph, p placeholders, avoid source) addre
 		return addressChoice{}
 	}
 	sources, literals := g.resolve(l.addr)
+	c := chooseFrom(sources, literals, l, p, avoid)
+	c.related = sources
+	return c
+}
+
+// chooseFrom picks among the sources and literals an address is made of.
+func chooseFrom(sources []source, literals []literal, l listener, p placeholders, avoid source) addressChoice {
 	// byRole prefers the plainest name: names are matched without scopes,
 	// so a field called Port may also be bound to grpc-port elsewhere, and
 	// "port" is the likelier one for the HTTP listener.
@@ -99,7 +110,6 @@ func chooseAddress(l listener, g valueGraph, p placeholders, avoid source) addre
 // a host flag or variable beside it set to loopback when there is one.
 func choice(kind sourceKind, s source, placeholder, host string, l listener) addressChoice {
 	c := addressChoice{used: s, found: true}
-	what := "listener"
 	if kind == fromFlag {
 		// Two dashes: Go's flag package takes one or two, pflag (cobra,
 		// viper) only two for a long name.
@@ -107,13 +117,13 @@ func choice(kind sourceKind, s source, placeholder, host string, l listener) add
 		if host != "" {
 			c.args = append(c.args, "--"+host, "127.0.0.1")
 		}
-		c.explain = fmt.Sprintf("the %s at %s takes its address from the flag --%s", what, l.at, s.name)
+		c.explain = fmt.Sprintf("the listener at %s takes its address from the flag --%s", l.at, s.name)
 	} else {
 		c.env = [][2]string{{s.name, placeholder}}
 		if host != "" {
 			c.env = append(c.env, [2]string{host, "127.0.0.1"})
 		}
-		c.explain = fmt.Sprintf("the %s at %s takes its address from $%s", what, l.at, s.name)
+		c.explain = fmt.Sprintf("the listener at %s takes its address from $%s", l.at, s.name)
 	}
 	if host != "" {
 		c.explain += fmt.Sprintf(", its host from %s (set to loopback)", sourceText(kind, host))

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"strconv"
 	"strings"
-	"unicode"
 )
 
 // position is where something was found, for messages: file:line
@@ -40,6 +38,7 @@ type route struct {
 	method   string // empty: any method
 	path     string
 	receiver string // the router's variable, when it is one
+	handler  string // the handler function's name, when it is one
 }
 
 // pprofMount is net/http/pprof served on a router explicitly.
@@ -64,10 +63,13 @@ type facts struct {
 	// tagged mapstructure:"port" holds the flag port when one is defined.
 	definedFlags map[string]bool
 	keyTags      [][2]string
+	// queryParams are the query parameters each function reads, by the
+	// function's name: a route's handler that reads ?q= gets q in the load.
+	queryParams map[string][]string
 }
 
 func newFacts() *facts {
-	return &facts{values: valueGraph{}, envReads: map[string]position{}, definedFlags: map[string]bool{}}
+	return &facts{values: valueGraph{}, envReads: map[string]position{}, definedFlags: map[string]bool{}, queryParams: map[string][]string{}}
 }
 
 // bindFlagTags adds, once every file is read, the fields tagged with the
@@ -142,6 +144,7 @@ func (f *facts) read(file *sourceFile) {
 		case *ast.FuncDecl:
 			if d.Body != nil {
 				r.function(d.Body)
+				r.queryParameters(d)
 			}
 		case *ast.GenDecl:
 			r.genDecl(d)
@@ -231,14 +234,21 @@ func (r *fileReader) server(lit *ast.CompositeLit) (int, bool) {
 	return len(r.f.listeners) - 1, hasAddr
 }
 
-// isDefaultMux reports whether a handler expression is nil or
-// http.DefaultServeMux.
+// isDefaultMux reports whether a handler expression is nil or serves
+// http.DefaultServeMux, also wrapped in middleware
+// (handlers.LoggingHandler(os.Stdout, http.DefaultServeMux)).
 func (r *fileReader) isDefaultMux(e ast.Expr) bool {
 	if isIdent(e, "nil") {
 		return true
 	}
-	sel, ok := e.(*ast.SelectorExpr)
-	return ok && isIdent(sel.X, r.httpPkg) && sel.Sel.Name == "DefaultServeMux"
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && isIdent(sel.X, r.httpPkg) && sel.Sel.Name == "DefaultServeMux" {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // call recognizes listeners, routes and pprof mounts among calls.
@@ -317,134 +327,6 @@ func (r *fileReader) frameworkListener(c *ast.CallExpr, sel *ast.SelectorExpr) b
 	return true
 }
 
-// pprofMount recognizes net/http/pprof mounted on a router: a handler
-// from the pprof package, http.DefaultServeMux under a /debug/pprof path,
-// chi's middleware.Profiler() and gin-contrib/pprof's Register.
-func (r *fileReader) pprofMount(c *ast.CallExpr, sel *ast.SelectorExpr) bool {
-	if r.pprof != "" && isIdent(sel.X, r.pprof) && sel.Sel.Name == "Register" && len(c.Args) >= 1 {
-		prefix := "/debug/pprof"
-		if len(c.Args) == 2 {
-			if p := stringLit(c.Args[1]); p != "" {
-				prefix = strings.TrimSuffix(p, "/")
-			}
-		}
-		r.f.mounts = append(r.f.mounts, pprofMount{at: r.pos(c.Pos()), prefix: prefix, receiver: exprName(c.Args[0])})
-		return true
-	}
-	if len(c.Args) < 2 {
-		return false
-	}
-	pathArg := c.Args[0]
-	if len(c.Args) == 3 && stringLit(c.Args[0]) != "" && !strings.HasPrefix(stringLit(c.Args[0]), "/") {
-		pathArg = c.Args[1] // chi's Method("GET", "/debug/pprof/", h)
-	}
-	p := routePath(pathArgument(pathArg))
-	if p == "" {
-		return false
-	}
-	handler := c.Args[len(c.Args)-1]
-	servesPprof := false
-	ast.Inspect(handler, func(n ast.Node) bool {
-		if s, ok := n.(*ast.SelectorExpr); ok {
-			if (r.pprof != "" && isIdent(s.X, r.pprof)) || (s.Sel.Name == "DefaultServeMux" && isIdent(s.X, r.httpPkg) && strings.Contains(p, "pprof")) || s.Sel.Name == "Profiler" {
-				servesPprof = true
-			}
-		}
-		return !servesPprof
-	})
-	if !servesPprof {
-		return false
-	}
-	prefix := strings.TrimSuffix(p, "/")
-	if i := strings.Index(prefix, "pprof"); i >= 0 {
-		prefix = prefix[:i+len("pprof")]
-	} else {
-		prefix += "/pprof" // chi: r.Mount("/debug", middleware.Profiler())
-	}
-	r.f.mounts = append(r.f.mounts, pprofMount{at: r.pos(c.Pos()), prefix: prefix, receiver: exprName(sel.X)})
-	return true
-}
-
-// gorillaPath reads gorilla/mux's r.PathPrefix("/debug/pprof/").Handler(h)
-// and r.Path("/x").HandlerFunc(h): the path on the inner call, the handler
-// on the outer.
-func (r *fileReader) gorillaPath(c *ast.CallExpr, sel *ast.SelectorExpr) bool {
-	if (sel.Sel.Name != "Handler" && sel.Sel.Name != "HandlerFunc") || len(c.Args) != 1 {
-		return false
-	}
-	inner, ok := sel.X.(*ast.CallExpr)
-	if !ok || len(inner.Args) != 1 {
-		return false
-	}
-	innerSel, ok := inner.Fun.(*ast.SelectorExpr)
-	if !ok || (innerSel.Sel.Name != "PathPrefix" && innerSel.Sel.Name != "Path") {
-		return false
-	}
-	// The same call with the path first is what pprofMount and route read.
-	flat := &ast.CallExpr{Fun: &ast.SelectorExpr{X: innerSel.X, Sel: ast.NewIdent("Handle")}, Args: []ast.Expr{inner.Args[0], c.Args[0]}}
-	if r.pprofMount(flat, flat.Fun.(*ast.SelectorExpr)) {
-		return true
-	}
-	if innerSel.Sel.Name == "Path" {
-		if rt, ok := r.route(flat); ok {
-			r.f.routes = append(r.f.routes, rt)
-		}
-	}
-	return true
-}
-
-// routeMethods are the registration calls whose first argument is a path
-// (or, for Handle and HandleFunc on Go 1.22's ServeMux, "METHOD /path").
-var routeMethods = map[string]string{
-	"Handle": "", "HandleFunc": "", "HandlerFunc": "", "Any": "",
-	"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
-	"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH": "PATCH", "HEAD": "HEAD",
-}
-
-func (r *fileReader) route(c *ast.CallExpr) (route, bool) {
-	sel, ok := c.Fun.(*ast.SelectorExpr)
-	if !ok || len(c.Args) < 2 {
-		return route{}, false
-	}
-	method, known := routeMethods[sel.Sel.Name]
-	if !known {
-		return route{}, false
-	}
-	pattern := pathArgument(c.Args[0])
-	if pattern == "" {
-		return route{}, false
-	}
-	if m, rest, ok := strings.Cut(pattern, " "); ok && method == "" && m == strings.ToUpper(m) {
-		method, pattern = m, strings.TrimSpace(rest)
-	}
-	p := routePath(pattern)
-	if p == "" {
-		return route{}, false
-	}
-	return route{at: r.pos(c.Pos()), method: method, path: p, receiver: exprName(sel.X)}, true
-}
-
-// pathArgument is the literal path of a route's first argument: a string
-// literal, or the one literal given to a helper that prefixes it, like
-// podinfo's s.prefixedPath("/healthz") (with its prefix left at the
-// default, the path is the literal).
-func pathArgument(e ast.Expr) string {
-	if c, ok := e.(*ast.CallExpr); ok && len(c.Args) == 1 {
-		return stringLit(c.Args[0])
-	}
-	return stringLit(e)
-}
-
-// routePath is the path of a route pattern: Go 1.22's "/{$}" is "/"; a
-// pattern with a host, without a leading slash or with white space (no
-// request can have it) is not a path.
-func routePath(pattern string) string {
-	if !strings.HasPrefix(pattern, "/") || strings.IndexFunc(pattern, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
-		return ""
-	}
-	return strings.TrimSuffix(pattern, "{$}")
-}
-
 // genDecl reads package-level variables and constants (a default address
 // is often a constant) and struct tags that bind fields to environment
 // variables.
@@ -505,80 +387,4 @@ func (r *fileReader) structFields(lit *ast.CompositeLit) {
 			}
 		}
 	}
-}
-
-func keyName(e ast.Expr) string {
-	if id, ok := e.(*ast.Ident); ok {
-		return id.Name
-	}
-	return ""
-}
-
-func isIdent(e ast.Expr, name string) bool {
-	id, ok := e.(*ast.Ident)
-	return ok && name != "" && id.Name == name
-}
-
-// exprName is the last name of x, x.y, *x or &x.y: what a value is called
-// wherever it is stored.
-func exprName(e ast.Expr) string {
-	switch x := e.(type) {
-	case *ast.Ident:
-		return x.Name
-	case *ast.SelectorExpr:
-		return x.Sel.Name
-	case *ast.StarExpr:
-		return exprName(x.X)
-	case *ast.UnaryExpr:
-		return exprName(x.X)
-	case *ast.ParenExpr:
-		return exprName(x.X)
-	}
-	return ""
-}
-
-// identifiers are the names an expression refers to, without the names of
-// imported packages.
-func identifiers(e ast.Expr, imports map[string]bool) []string {
-	var names []string
-	ast.Inspect(e, func(n ast.Node) bool {
-		switch x := n.(type) {
-		case *ast.SelectorExpr:
-			if id, ok := x.X.(*ast.Ident); ok && imports[id.Name] {
-				return false
-			}
-			names = append(names, x.Sel.Name)
-			return false
-		case *ast.Ident:
-			if !imports[x.Name] && x.Name != "nil" {
-				names = append(names, x.Name)
-			}
-		}
-		return true
-	})
-	return names
-}
-
-func stringLit(e ast.Expr) string {
-	lit, ok := e.(*ast.BasicLit)
-	if !ok || lit.Kind != token.STRING {
-		return ""
-	}
-	s, err := strconv.Unquote(lit.Value)
-	if err != nil {
-		return ""
-	}
-	return s
-}
-
-// importName is the name a package is imported as when the import does not
-// rename it: the last element of its path, skipping a major version.
-func importName(p string) string {
-	base := p[strings.LastIndex(p, "/")+1:]
-	// github.com/go-chi/chi/v5 is imported as chi.
-	if len(base) >= 2 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
-		rest := strings.TrimSuffix(p, "/"+base)
-		base = rest[strings.LastIndex(rest, "/")+1:]
-	}
-	return base
 }

@@ -96,11 +96,11 @@ func planService(pkg string, f *facts) *Plan {
 			primary.at, primary.kind))
 	}
 
-	planPprof(plan, f, primary, admin, address.used)
-	planEnvironment(plan, f)
+	addressSources := planPprof(plan, f, primary, admin, address.used)
+	planEnvironment(plan, f, append(address.related, addressSources...))
 	routes := serviceRoutes(f.routes, primary, admin)
 	planReady(plan, routes)
-	planRequests(plan, routes)
+	planRequests(plan, routes, f.queryParams)
 	return plan
 }
 
@@ -183,22 +183,43 @@ func contains(list []string, s string) bool {
 // perfgate.yml does not set: perfgate starts the service with only PATH,
 // HOME, TMPDIR and GOMAXPROCS, so a variable the service needs (a
 // database's URL) must be written in service.env.
-func planEnvironment(plan *Plan, f *facts) {
+func planEnvironment(plan *Plan, f *facts, addressSources []source) {
 	set := map[string]bool{}
 	for _, kv := range plan.Env {
 		set[kv[0]] = true
 	}
+	for _, s := range addressSources {
+		if s.kind == fromEnv {
+			set[s.name] = true
+		}
+	}
+	dependency := false
 	var unset []string
 	for name, at := range f.envReads {
 		if !set[name] && name != "GOMAXPROCS" && name != "HOME" && name != "PATH" && name != "TMPDIR" {
 			unset = append(unset, fmt.Sprintf("$%s (%s)", name, at))
+			dependency = dependency || looksLikeDependency(name)
 		}
 	}
 	if len(unset) == 0 {
 		return
 	}
 	sort.Strings(unset)
-	plan.Todo = append(plan.Todo, fmt.Sprintf(
-		"the service reads %s, which perfgate does not set (it starts the service with only PATH, HOME, TMPDIR and GOMAXPROCS): add those it needs to service.env; a database it needs is set up as in perfgate's docs/dependencies.md (service.reset)",
-		strings.Join(unset, ", ")))
+	todo := fmt.Sprintf("the service reads %s, which perfgate does not set (it starts the service with only PATH, HOME, TMPDIR and GOMAXPROCS): add those it needs to service.env", strings.Join(unset, ", "))
+	if dependency {
+		todo += "; a database or cache it needs must be running for the gate, and service.reset can put it back in one state before every round (perfgate's docs/dependencies.md)"
+	}
+	plan.Todo = append(plan.Todo, todo)
+}
+
+// looksLikeDependency reports whether a variable's name says it points
+// at a database or cache.
+func looksLikeDependency(name string) bool {
+	n := strings.ToUpper(name)
+	for _, word := range []string{"DATABASE", "DSN", "POSTGRES", "PG", "MYSQL", "MONGO", "REDIS", "CACHE", "DB_"} {
+		if strings.Contains(n, word) {
+			return true
+		}
+	}
+	return false
 }

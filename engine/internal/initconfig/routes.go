@@ -69,9 +69,9 @@ func planReady(plan *Plan, routes []route) {
 	plan.Todo = append(plan.Todo, "no route answering GET was found (routes registered through a variable or a framework init does not read are invisible to it): set service.ready to a path that answers 2xx once the service is ready, like a /healthz handler")
 }
 
-func planRequests(plan *Plan, routes []route) {
+func planRequests(plan *Plan, routes []route, params map[string][]string) {
 	seen := map[string]bool{plan.Ready: true}
-	var chosen, where []string
+	var chosen, where, guessed []string
 	skipped := 0
 	for _, r := range routes {
 		if !r.gettable() || seen[r.path] {
@@ -83,8 +83,11 @@ func planRequests(plan *Plan, routes []route) {
 		}
 		seen[r.path] = true
 		if len(chosen) < maxRequests {
-			chosen = append(chosen, "GET "+r.path)
+			chosen = append(chosen, "GET "+r.path+queryFor(params[r.handler]))
 			where = append(where, r.at.String())
+			if len(params[r.handler]) > 0 {
+				guessed = append(guessed, r.path)
+			}
 		}
 	}
 	if len(chosen) == 0 {
@@ -98,7 +101,25 @@ func planRequests(plan *Plan, routes []route) {
 	if skipped > 0 {
 		plan.Why["load.requests"] += fmt.Sprintf("; left out: %d more with path parameters, or that look like they stream, wait, redirect or need credentials", skipped)
 	}
+	if len(guessed) > 0 {
+		plan.Why["load.requests"] += fmt.Sprintf("; the handlers of %s read the query parameters given, set to 1 as a placeholder", strings.Join(guessed, ", "))
+	}
 	plan.Todo = append(plan.Todo, fmt.Sprintf("check load.requests (%s): each must answer 2xx without credentials or data set up beforehand (more than 1%% errors makes a round invalid); add the requests your users make most, with their query strings and bodies", strings.Join(chosen, ", ")))
+}
+
+// queryFor is a query string setting each parameter to 1: a handler that
+// reads a parameter often refuses a request without it, and more than 1%
+// errors makes a round invalid. The value is a placeholder the todo asks
+// the user to replace.
+func queryFor(params []string) string {
+	if len(params) == 0 {
+		return ""
+	}
+	parts := make([]string, len(params))
+	for i, p := range params {
+		parts[i] = p + "=1"
+	}
+	return "?" + strings.Join(parts, "&")
 }
 
 func isRisky(path string) bool {

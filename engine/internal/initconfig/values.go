@@ -21,7 +21,6 @@ const (
 type source struct {
 	kind sourceKind
 	name string // the flag's name or the variable's
-	at   position
 }
 
 // refs is what an expression is made of: the names it reads, the flags
@@ -32,10 +31,7 @@ type refs struct {
 	literals []literal
 }
 
-type literal struct {
-	value string
-	at    position
-}
+type literal struct{ value string }
 
 // valueGraph maps each name (a variable or a struct field, by its last
 // name, across all files) to what is assigned to it. Matching by name
@@ -78,9 +74,8 @@ func dedupe(sources []source) []source {
 	seen := map[source]bool{}
 	var out []source
 	for _, s := range sources {
-		key := source{kind: s.kind, name: s.name}
-		if !seen[key] {
-			seen[key] = true
+		if !seen[s] {
+			seen[s] = true
 			out = append(out, s)
 		}
 	}
