@@ -68,6 +68,11 @@ func Inspect(dir string) (*Plan, error) {
 	if len(others) > 0 {
 		plan.Why["service.package"] += fmt.Sprintf("; the module has other HTTP commands too (%s): set service.package to gate one of them instead", strings.Join(others, ", "))
 	}
+	// The changes quote file names and paths from the module; each stays
+	// one line on the terminal.
+	for i, todo := range plan.Todo {
+		plan.Todo[i] = singleLine(todo)
+	}
 	return plan, nil
 }
 

@@ -268,6 +268,11 @@ func main() {
 	if cfg.Service.Package != "./cmd/x\nversion: 2" || cfg.Load.Rate != 500 || len(cfg.Load.Requests) != 1 || cfg.Load.Requests[0].Path != "/c#d" {
 		t.Errorf("untrusted text changed the config: package %q, rate %v, requests %v\n%s", cfg.Service.Package, cfg.Load.Rate, cfg.Load.Requests, text)
 	}
+	for _, todo := range plan.Todo {
+		if strings.ContainsAny(todo, "\n\u2028") {
+			t.Errorf("a change to make spans lines: %q", todo)
+		}
+	}
 	for _, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "version:") && line != "version: 1" {
 			t.Errorf("injected line %q\n%s", line, text)
