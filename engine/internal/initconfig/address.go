@@ -68,14 +68,18 @@ func chooseAddress(l listener, g valueGraph, p placeholders, avoid source) addre
 	if !l.addrKnown {
 		return addressChoice{}
 	}
-	sources, literals := g.resolve(l.addr)
-	c := chooseFrom(sources, literals, l, p, avoid)
+	sources := g.resolve(l.addr)
+	c := chooseFrom(sources, l, p, avoid)
 	c.related = sources
 	return c
 }
 
-// chooseFrom picks among the sources and literals an address is made of.
-func chooseFrom(sources []source, literals []literal, l listener, p placeholders, avoid source) addressChoice {
+// chooseFrom picks among the sources an address is made of. It calls the
+// address hard-coded only when the listener's own expression is one
+// literal: a literal met through names may be a flag library's default
+// (kingpin's Default(":9100")), and saying "hard-coded" then would be
+// false.
+func chooseFrom(sources []source, l listener, p placeholders, avoid source) addressChoice {
 	// byRole prefers the plainest name: names are matched without scopes,
 	// so a field called Port may also be bound to grpc-port elsewhere, and
 	// "port" is the likelier one for the HTTP listener.
@@ -98,10 +102,8 @@ func chooseFrom(sources []source, literals []literal, l listener, p placeholders
 			return choice(kind, s, p.port, host.name, l)
 		}
 	}
-	for _, lit := range literals {
-		if looksLikeAddress(lit.value) {
-			return addressChoice{hardCoded: lit.value}
-		}
+	if looksLikeAddress(l.addr.whole) {
+		return addressChoice{hardCoded: l.addr.whole}
 	}
 	return addressChoice{}
 }

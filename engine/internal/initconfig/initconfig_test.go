@@ -86,6 +86,39 @@ func main() {
 		requests: []string{"GET /livez"}, todo: []string{"load.requests only requests the ready path"}})
 }
 
+// TestKingpinDefaultIsNotHardCoded: a default met through a flag library
+// init does not read is not called hard-coded (that would be false); init
+// says it could not tell instead.
+func TestKingpinDefaultIsNotHardCoded(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/exporter\n\ngo 1.22\n")
+	write(t, filepath.Join(dir, "main.go"), `package main
+
+import (
+	"net/http"
+	_ "net/http/pprof"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+func main() {
+	listen := kingpin.Flag("web.listen-address", "address to listen on").Default(":9100").String()
+	kingpin.Parse()
+	http.HandleFunc("/metrics", nil)
+	http.ListenAndServe(*listen, nil)
+}
+`)
+	plan, err := Inspect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlan(t, plan, want{pkg: ".", args: []string{"--addr", "{addr}"}, ready: "/", pprof: "/debug/pprof",
+		requests: []string{"GET /"}, todo: []string{
+			"could not tell where the listener at main.go:14 (http.ListenAndServe) gets its address",
+			"no route fit as the ready path", "load.requests only requests the ready path",
+		}})
+}
+
 // TestExampleServices runs init on perfgate's own examples: the configs
 // they ship were written by hand, and init must find the same service.
 func TestExampleServices(t *testing.T) {

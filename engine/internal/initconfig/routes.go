@@ -65,8 +65,8 @@ func planReady(plan *Plan, routes []route) {
 		}
 	}
 	plan.Ready = "/"
-	plan.Why["service.ready"] = "ASSUMED: no GET route found (see the change below)"
-	plan.Todo = append(plan.Todo, "no route answering GET was found (routes registered through a variable or a framework init does not read are invisible to it): set service.ready to a path that answers 2xx once the service is ready, like a /healthz handler")
+	plan.Why["service.ready"] = "ASSUMED: no route found that fits (see the change below)"
+	plan.Todo = append(plan.Todo, "no route fit as the ready path: none at /healthz, /readyz, /health, /ready, /livez, /status, /ping or /, and no other GET route without path parameters outside /metrics and /debug (routes registered through a variable or a framework init does not read are invisible to it); set service.ready to a path that answers 2xx once the service is ready, like a /healthz handler")
 }
 
 func planRequests(plan *Plan, routes []route, params map[string][]string) {

@@ -29,6 +29,9 @@ type refs struct {
 	names    []string
 	sources  []source
 	literals []literal
+	// whole is set when the expression is one string literal: an address
+	// written in the call itself, like http.ListenAndServe(":8080", mux).
+	whole string
 }
 
 type literal struct{ value string }
@@ -46,12 +49,10 @@ func (g valueGraph) add(name string, r refs) {
 	}
 }
 
-// resolve follows names to the flags, environment variables and literals
-// they come from.
-func (g valueGraph) resolve(start refs) ([]source, []literal) {
-	var sources []source
-	literals := append([]literal(nil), start.literals...)
-	sources = append(sources, start.sources...)
+// resolve follows names to the flags and environment variables they come
+// from.
+func (g valueGraph) resolve(start refs) []source {
+	sources := append([]source(nil), start.sources...)
 	seen := map[string]bool{}
 	queue := append([]string(nil), start.names...)
 	for len(queue) > 0 {
@@ -63,11 +64,10 @@ func (g valueGraph) resolve(start refs) ([]source, []literal) {
 		seen[name] = true
 		for _, r := range g[name] {
 			sources = append(sources, r.sources...)
-			literals = append(literals, r.literals...)
 			queue = append(queue, r.names...)
 		}
 	}
-	return dedupe(sources), literals
+	return dedupe(sources)
 }
 
 func dedupe(sources []source) []source {
@@ -87,6 +87,7 @@ func dedupe(sources []source) []source {
 // string literals are literals, other names are followed later.
 func (g valueGraph) refsOf(e ast.Expr, imports map[string]bool) refs {
 	var r refs
+	r.whole = stringLit(e)
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.CallExpr:
