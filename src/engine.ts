@@ -5,16 +5,33 @@ import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile } from 'node:fs/promises'
 import * as path from 'node:path'
+import {
+  chooseReleaseAsset,
+  downloadReleaseAsset,
+  fileMatches,
+  releaseDownloadBase,
+  releasePin,
+  ReleaseUnavailable,
+  type ReleaseAsset,
+  type ReleasePin,
+} from './engine-release.js'
+import { engineToolchain, toolchainHint, type EngineToolchain } from './engine-toolchain.js'
 import { getErrorMessage, UserError } from './errors.js'
 import { listFiles } from './files.js'
 import { actionRoot, toolDir } from './paths.js'
 import { engineEnvironment } from './perfgate.js'
 
+export { goVersion } from './engine-toolchain.js'
+
 /**
- * The engine is the perfgate command, built from this action's own engine/
- * sources with the runner's Go toolchain: the same code a user runs
- * locally with `go run ./engine/cmd/perfgate`. The binary is cached per Go
- * version and engine source hash.
+ * The engine is the perfgate command. A released action downloads the
+ * asset its release built for this runner and checks it against the
+ * checksum compiled into the action (engine-release.ts); anywhere else (a
+ * branch or commit, an arch without an asset, a download that failed) it is
+ * built from this action's own engine/ sources, the same code a user runs
+ * locally with `go run ./engine/cmd/perfgate`, with the Go engine/go.mod
+ * pins or a newer one on the runner (engine-toolchain.ts). Built binaries
+ * are cached per Go version and engine source hash.
  */
 export interface Engine {
   readonly path: string
@@ -22,25 +39,37 @@ export interface Engine {
   readonly cacheHit: boolean
 }
 
-/** goVersion runs `go env GOVERSION`; a missing toolchain is a UserError. */
-export async function goVersion(): Promise<string> {
-  let out: exec.ExecOutput
-  try {
-    out = await exec.getExecOutput('go', ['env', 'GOVERSION'], { silent: true, ignoreReturnCode: true })
-  } catch {
-    throw new UserError(
-      'perfgate needs a Go toolchain to build the engine and your service, and `go` is not on PATH. Add actions/setup-go before perfgate, e.g. `- uses: actions/setup-go@v5` with `go-version-file: go.mod`.',
-    )
-  }
-  if (out.exitCode !== 0) {
-    throw new UserError(
-      `\`go env GOVERSION\` failed (exit ${out.exitCode}): ${out.stderr.trim()}. Check the Go installation set up by actions/setup-go.`,
-    )
-  }
-  return out.stdout.trim()
+/**
+ * Runner is what decides between a release asset and a build: the action's
+ * pin, the runner's platform and arch, the action's ref (for the log) and
+ * where releases are downloaded from. Tests give their own.
+ */
+export interface Runner {
+  readonly pin: ReleasePin
+  readonly platform: string
+  readonly arch: string
+  readonly ref: string
+  readonly downloadBase: string
 }
 
-/** sourceHash hashes the engine's Go sources, go.mod and go.sum, in a stable order. */
+/** thisRunner is the Runner of this process. */
+export function thisRunner(): Runner {
+  return {
+    pin: releasePin,
+    platform: process.platform,
+    arch: process.arch,
+    ref: process.env.GITHUB_ACTION_REF ?? '',
+    downloadBase: releaseDownloadBase(),
+  }
+}
+
+/**
+ * sourceHash hashes the engine's Go sources, go.mod, go.sum and templates,
+ * in a stable order: the built engine's cache key, and what tells whether a
+ * release's assets are this action's engine (scripts/release-build.sh
+ * computes the same hash for the pin; __tests__/release-build.test.ts checks
+ * that both agree).
+ */
 export async function sourceHash(engineDir: string): Promise<string> {
   const hash = createHash('sha256')
   const files = (await listFiles(engineDir)).filter((f) => /\.go$|(^|\/)go\.(mod|sum)$|\.tmpl$/.test(f) && !f.includes('/testdata/')).sort()
@@ -55,17 +84,33 @@ export async function sourceHash(engineDir: string): Promise<string> {
 }
 
 /**
- * buildEngine returns a perfgate binary for this runner: from the cache when
- * one was saved for the same Go version and sources, otherwise built and
- * saved. Cache trouble only warns.
+ * buildEngine returns a perfgate binary for this runner: the release's
+ * asset when one serves (kept in toolDir, its sha256 checked again at every
+ * use), otherwise a build from source, from the cache when one was saved for
+ * the same Go version and sources, else built and saved. Cache trouble only
+ * warns.
  */
-export async function buildEngine(actionRoot: string, toolDir: string): Promise<Engine> {
-  const engineDir = path.join(actionRoot, 'engine')
-  if (!existsSync(path.join(engineDir, 'go.mod'))) {
-    throw new Error(`the perfgate engine sources are missing from the action at ${engineDir}`)
+export async function buildEngine(actionRoot: string, toolDir: string, runner: Runner = thisRunner()): Promise<Engine> {
+  const engineDir = engineSources(actionRoot)
+  const hash = await sourceHash(engineDir)
+  const choice = chooseReleaseAsset(runner.pin, hash, runner, runner.downloadBase)
+  let reason: string
+  if ('url' in choice) {
+    const binary = path.join(toolDir, `perfgate-release-v${choice.version}-${choice.name}`, 'perfgate')
+    if (await fileMatches(binary, choice.sha256)) {
+      core.info(
+        `perfgate engine: ${binary} (release v${choice.version}'s ${choice.name}, sha256 ${choice.sha256} verified, from the tool cache)`,
+      )
+      return { path: binary, goVersion: choice.toolchain, cacheHit: true }
+    }
+    const downloaded = await downloadRelease(choice, binary)
+    if (downloaded) return downloaded
+    reason = `the release asset ${choice.name} could not be downloaded from ${choice.url}`
+  } else {
+    reason = choice.reason
   }
-  const version = await goVersion()
-  const key = `perfgate-engine-${process.platform}-${process.arch}-${version}-${await sourceHash(engineDir)}`
+  const toolchain = await sourceToolchain(engineDir, reason, process.env)
+  const key = `perfgate-engine-${process.platform}-${process.arch}-${toolchain.goVersion}-${hash}`
   const dir = path.join(toolDir, key)
   const binary = path.join(dir, 'perfgate')
   let cacheHit = existsSync(binary)
@@ -77,14 +122,7 @@ export async function buildEngine(actionRoot: string, toolDir: string): Promise<
     }
   }
   if (!cacheHit) {
-    const built = await exec.getExecOutput('go', ['build', '-trimpath', '-o', binary, './cmd/perfgate'], {
-      cwd: engineDir,
-      ignoreReturnCode: true,
-      env: { ...process.env, CGO_ENABLED: '0' },
-    })
-    if (built.exitCode !== 0) {
-      throw new Error(`building the perfgate engine with ${version} failed (exit ${built.exitCode}):\n${built.stderr.trim()}`)
-    }
+    await compileEngine(engineDir, binary, toolchain, process.env)
     if (cacheAvailable()) {
       try {
         await cache.saveCache([dir], key)
@@ -93,8 +131,71 @@ export async function buildEngine(actionRoot: string, toolDir: string): Promise<
       }
     }
   }
-  core.info(`perfgate engine: ${binary} (${version}, ${cacheHit ? 'from cache' : 'built'})`)
-  return { path: binary, goVersion: version, cacheHit }
+  core.info(`perfgate engine: ${binary} (${toolchain.goVersion}, ${cacheHit ? 'from cache' : 'built'})`)
+  return { path: binary, goVersion: toolchain.goVersion, cacheHit }
+}
+
+/** engineSources is the action's engine/ directory, which every action carries. */
+function engineSources(actionRoot: string): string {
+  const engineDir = path.join(actionRoot, 'engine')
+  if (!existsSync(path.join(engineDir, 'go.mod'))) {
+    throw new Error(`the perfgate engine sources are missing from the action at ${engineDir}`)
+  }
+  return engineDir
+}
+
+/**
+ * downloadRelease downloads and verifies a release asset to binary. A
+ * download that did not happen warns and returns undefined (the caller
+ * builds from source); one that does not verify throws.
+ */
+async function downloadRelease(asset: ReleaseAsset, binary: string): Promise<Engine | undefined> {
+  try {
+    await downloadReleaseAsset(asset, binary)
+  } catch (error) {
+    if (!(error instanceof ReleaseUnavailable)) throw error
+    core.warning(
+      `The perfgate engine's release asset ${asset.name} could not be downloaded (${error.message}); building the engine from source instead.`,
+    )
+    return undefined
+  }
+  core.info(`perfgate engine: ${binary} (release v${asset.version}'s ${asset.name} from ${asset.url}, sha256 ${asset.sha256} verified)`)
+  return { path: binary, goVersion: asset.toolchain, cacheHit: false }
+}
+
+/**
+ * sourceToolchain chooses the Go that builds the engine and logs why the
+ * engine is built at all; without Go it says both.
+ */
+async function sourceToolchain(engineDir: string, reason: string, env: Record<string, string | undefined>): Promise<EngineToolchain> {
+  let toolchain: EngineToolchain
+  try {
+    toolchain = await engineToolchain(engineDir, env)
+  } catch (error) {
+    if (error instanceof UserError) throw new UserError(`${reason}, and building the perfgate engine from source failed: ${error.message}`)
+    throw error
+  }
+  core.info(`${reason}; building from source with ${toolchain.why}`)
+  return toolchain
+}
+
+/** compileEngine builds engineDir's perfgate, static, with the chosen toolchain. */
+async function compileEngine(
+  engineDir: string,
+  binary: string,
+  toolchain: EngineToolchain,
+  env: Record<string, string | undefined>,
+): Promise<void> {
+  const built = await exec.getExecOutput('go', ['build', '-trimpath', '-o', binary, './cmd/perfgate'], {
+    cwd: engineDir,
+    ignoreReturnCode: true,
+    env: { ...(env as Record<string, string>), CGO_ENABLED: '0', ...toolchain.env },
+  })
+  if (built.exitCode !== 0) {
+    throw new Error(
+      `building the perfgate engine with ${toolchain.goVersion} failed (exit ${built.exitCode}):\n${built.stderr.trim()}${toolchainHint(toolchain)}`,
+    )
+  }
 }
 
 /**
@@ -112,33 +213,33 @@ function cacheAvailable(): boolean {
 }
 
 /**
- * buildFreshEngine builds the engine from this action's own sources into a
- * new temporary directory under tempRoot, every time: no tool cache, no
- * actions/cache. It is for mode comment, which holds a write token: on a
- * self-hosted runner an earlier pull request's job could have planted a
- * binary at the tool cache's path or saved one under the cache key. The
- * build gets the environment without the action's secrets, as the engine
- * does. (The Go toolchain and Go's own caches are the runner's: a runner
- * that runs untrusted jobs cannot be made safe for privileged ones by the
- * action.)
+ * buildFreshEngine gets the engine into a new temporary directory under
+ * tempRoot, every time: no tool cache, no actions/cache. It is for mode
+ * comment, which holds a write token: on a self-hosted runner an earlier
+ * pull request's job could have planted a binary at the tool cache's path
+ * or saved one under the cache key. A release asset is downloaded afresh
+ * and checked against the checksum compiled into this action; a build gets
+ * the environment without the action's secrets, as the engine does. (The Go
+ * toolchain and Go's own caches are the runner's: a runner that runs
+ * untrusted jobs cannot be made safe for privileged ones by the action.)
  */
-export async function buildFreshEngine(actionRoot: string, tempRoot: string): Promise<Engine> {
-  const engineDir = path.join(actionRoot, 'engine')
-  if (!existsSync(path.join(engineDir, 'go.mod'))) {
-    throw new Error(`the perfgate engine sources are missing from the action at ${engineDir}`)
-  }
-  const version = await goVersion()
+export async function buildFreshEngine(actionRoot: string, tempRoot: string, runner: Runner = thisRunner()): Promise<Engine> {
+  const engineDir = engineSources(actionRoot)
   const binary = path.join(await mkdtemp(path.join(tempRoot, 'perfgate-engine-')), 'perfgate')
-  const built = await exec.getExecOutput('go', ['build', '-trimpath', '-o', binary, './cmd/perfgate'], {
-    cwd: engineDir,
-    ignoreReturnCode: true,
-    env: { ...engineEnvironment(process.env), CGO_ENABLED: '0' },
-  })
-  if (built.exitCode !== 0) {
-    throw new Error(`building the perfgate engine with ${version} failed (exit ${built.exitCode}):\n${built.stderr.trim()}`)
+  const choice = chooseReleaseAsset(runner.pin, await sourceHash(engineDir), runner, runner.downloadBase)
+  let reason: string
+  if ('url' in choice) {
+    const downloaded = await downloadRelease(choice, binary)
+    if (downloaded) return downloaded
+    reason = `the release asset ${choice.name} could not be downloaded from ${choice.url}`
+  } else {
+    reason = choice.reason
   }
-  core.info(`perfgate engine: ${binary} (${version}, built fresh for this step)`)
-  return { path: binary, goVersion: version, cacheHit: false }
+  const env = engineEnvironment(process.env)
+  const toolchain = await sourceToolchain(engineDir, reason, env)
+  await compileEngine(engineDir, binary, toolchain, env)
+  core.info(`perfgate engine: ${binary} (${toolchain.goVersion}, built fresh for this step)`)
+  return { path: binary, goVersion: toolchain.goVersion, cacheHit: false }
 }
 
 /** buildOwnEngine builds (or restores) the engine from this action's own sources, in a log group. */
