@@ -5,8 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/session"
 )
 
@@ -25,8 +28,13 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.HeadBinary, "head-binary", "", "measure this prebuilt binary as the head instead of building it (with --base-binary; needs layout: build)")
 	targetFlag(fs, &o.Target)
 	logFormatFlag(fs, &o.LogFormat)
+	fs.StringVar(&o.FailOn, "fail-on", report.FailOnRegression, "which verdicts fail the check, for the report to say so: "+strings.Join(report.FailOnValues, ", ")+" (the exit code reports the verdict either way)")
 	seed := fs.String("seed", "", "replay the run order of an earlier gate (its report.json seed)")
 	if !parseFlags(fs, args, stderr) || !checkTarget("gate", o.Target, stderr) || !checkLogFormat("gate", o.LogFormat, stderr) {
+		return exitConfig
+	}
+	if !slices.Contains(report.FailOnValues, o.FailOn) {
+		fmt.Fprintf(stderr, "perfgate gate: --fail-on %q is not one of %s\n", o.FailOn, strings.Join(report.FailOnValues, ", "))
 		return exitConfig
 	}
 	if (o.Base == "") == (o.BaseDir == "") {

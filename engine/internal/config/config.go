@@ -1,6 +1,6 @@
 // Package config reads perfgate.yml: the service to build and run, its
 // resource limits, the load to drive at it, and the thresholds that gate a
-// pull request. The file format is a user-facing contract (README.md,
+// pull request. The file format is a user-facing contract (docs/cli.md,
 // "perfgate.yml"); every problem in a file is reported at once, each with
 // its line, field, value and the allowed form, so a user fixes all in one
 // edit.

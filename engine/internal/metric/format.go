@@ -34,6 +34,11 @@ func (m *Metric) Format(v float64) string {
 	case BinaryBytes:
 		return binaryBytes(v, m.Unit)
 	}
+	if m.Unit == "ms" && v != 0 && math.Abs(v) < 1 {
+		// A latency under a millisecond reads in microseconds: "357.5 µs",
+		// not "0.3575 ms".
+		return Number(1000*v) + " µs"
+	}
 	return Number(v) + " " + m.Unit
 }
 

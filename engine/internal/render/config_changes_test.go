@@ -21,12 +21,8 @@ func TestMarkdownShowsThresholdsThePullRequestChanged(t *testing.T) {
 	if i := strings.Index(md, "| metric |"); i < 0 || strings.Index(md, "changes perfgate.yml's thresholds") > i {
 		t.Errorf("the config changes are not shown before the metrics:\n%s", md)
 	}
-	if !strings.Contains(section, `| gate\.cpu | 1\.5% | 50% |`) {
+	if !strings.Contains(section, `| gate.cpu | 1.5% | 50% |`) {
 		t.Errorf("section does not show gate.cpu's base and head values:\n%s", section)
 	}
-	for _, bad := range []string{"<script", "@octocat", "| cell"} {
-		if strings.Contains(section, bad) {
-			t.Errorf("config changes section contains %q unescaped", bad)
-		}
-	}
+	requireSafe(t, section, nil, "<script>x</script> @octocat | cell")
 }

@@ -33,14 +33,14 @@ func endpointsSection(rep *report.Report) string {
 		for _, m := range e.Metrics {
 			c := metric.Of(m)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (%s) | %s | %s %s |\n",
-				request, Text(m.Name), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
+				request, UpperFirst(titleOf(m)), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
 				shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.ShownP()), outcomeIcon[m.Outcome], Text(m.Outcome))
 			request = ""
 		}
 		for _, md := range e.Summary {
 			c := metric.OfMedian(md)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | | | median only |\n",
-				request, Text(md.Name), shown(c, c.Format(md.Base)), shown(c, c.Format(md.Head)), shown(c, c.FormatChange(md.Delta)))
+				request, UpperFirst(medianTitle(md)), shown(c, c.Format(md.Base)), shown(c, c.Format(md.Head)), shown(c, c.FormatChange(md.Delta)))
 			request = ""
 		}
 	}
@@ -61,4 +61,41 @@ func endpointsSummary(endpoints []report.Endpoint) string {
 		}
 	}
 	return fmt.Sprintf("%d request lines, %d regressed; reported only", len(endpoints), regressed)
+}
+
+// endpointsLine is the first screen's one line on the request lines that
+// regressed on their own, on any verdict (a pass included: a +30% p50 on
+// one route is diluted in the whole mix, and a reviewer should not have
+// to open the fold to learn it). It is "" when none did.
+func endpointsLine(rep *report.Report) string {
+	var regressed []string
+	for _, e := range rep.Endpoints {
+		var changes []string
+		for _, m := range e.Metrics {
+			if m.Outcome != "regression" {
+				continue
+			}
+			c := metric.Of(m)
+			changes = append(changes, fmt.Sprintf("%s %s (likely %s)", titleOf(m), shown(c, c.FormatChange(m.Delta)), shown(c, c.FormatInterval(m.CI[0], m.CI[1]))))
+		}
+		if len(changes) > 0 {
+			regressed = append(regressed, Code(e.Method+" "+e.Path)+": "+strings.Join(changes, ", "))
+		}
+	}
+	if len(regressed) == 0 {
+		return ""
+	}
+	subject := "One request line regressed on its own"
+	if len(regressed) > 1 {
+		subject = fmt.Sprintf("%d request lines regressed on their own", len(regressed))
+	}
+	return fmt.Sprintf("**%s** (reported only): %s.\n", subject, strings.Join(regressed, "; "))
+}
+
+// medianTitle is a median-only figure's name in the catalog's words.
+func medianTitle(md report.Median) string {
+	if c, ok := metric.Lookup(md.Name); ok && c.Title != "" {
+		return c.Title
+	}
+	return Text(md.Name)
 }

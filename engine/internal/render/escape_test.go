@@ -26,8 +26,8 @@ func TestEscapeRemovesFormatCharacters(t *testing.T) {
 		fn   func(string) string
 		want string
 	}{
-		{"Text", Text, `main\.handle`},
-		{"Prose", Prose, `main\.handle`},
+		{"Text", Text, "main.handle"},
+		{"Prose", Prose, "main.handle"},
 		{"HTMLText", HTMLText, "main.handle"},
 	}
 	for _, e := range escapes {

@@ -13,7 +13,7 @@ import (
 
 // shownFunctions is how many function deltas the comment's first screen
 // lists; the rest are folded.
-const shownFunctions = 6
+const shownFunctions = 3
 
 // runtimeFloor is the share of a request's cost (the base's CPU,
 // allocations or bytes per request) below which a change inside the Go
@@ -50,6 +50,11 @@ func ReviewedFunctions(rep *report.Report) (kept []report.Function, noise int) {
 		if ri, rj := profileRank(kept[i].Profile), profileRank(kept[j].Profile); ri != rj {
 			return ri < rj
 		}
+		if kept[i].Unit != kept[j].Unit {
+			// The allocs profile's two units: allocations before bytes,
+			// the metrics' order.
+			return kept[i].Unit == "allocs/req"
+		}
 		return math.Abs(kept[i].Delta) > math.Abs(kept[j].Delta)
 	})
 	return kept, noise
@@ -67,29 +72,58 @@ func functionsSection(rep *report.Report, links Links) string {
 		return ""
 	}
 	var b strings.Builder
-	left := ""
-	if noise > 0 {
-		left = fmt.Sprintf("; %s below %s not shown", count(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
-	}
-	fmt.Fprintf(&b, "**Where it changed** (per request, head − base, beyond noise%s)\n\n", left)
-	b.WriteString(functionTable(rep, fs[:min(len(fs), shownFunctions)], links))
-	if rest := fs[min(len(fs), shownFunctions):]; len(rest) > 0 {
-		fmt.Fprintf(&b, "\n<details><summary>%d more function deltas</summary>\n\n%s\n</details>\n", len(rest), functionTable(rep, rest, links))
+	b.WriteString(functionTable(rep, fs[:min(len(fs), shownFunctions)], links, "**Where it changed**"))
+	rest := fs[min(len(fs), shownFunctions):]
+	if len(rest) > 0 || noise > 0 {
+		// The runtime's own small changes are said only here, folded:
+		// they are in report.json, and not what the pull request did.
+		left := ""
+		if noise > 0 {
+			left = fmt.Sprintf("; %s below %s of a request's cost not shown", count(noise, "runtime-internal change"), metric.Percent(runtimeFloor))
+		}
+		fmt.Fprintf(&b, "\n<details><summary>%d more function deltas%s</summary>\n\n%s\n</details>\n", len(rest), left, functionTable(rep, rest, links, "cost"))
 	}
 	return b.String()
 }
 
-func functionTable(rep *report.Report, fs []report.Function, links Links) string {
+// functionTable is a table of function deltas (head − base, beyond
+// noise) whose first column is headed first.
+func functionTable(rep *report.Report, fs []report.Function, links Links, first string) string {
+	if len(fs) == 0 {
+		return ""
+	}
 	var b strings.Builder
-	b.WriteString("| profile | function | base | head | Δ |\n|---|---|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| %s | function (head − base, beyond noise) | base | head | change |\n|---|---|--:|--:|--:|\n", first)
 	for _, f := range fs {
 		status := ""
 		if f.Status != "changed" {
 			status = " (" + Text(f.Status) + ")"
 		}
-		fmt.Fprintf(&b, "| %s %s | %s%s%s | %s | %s | %s |\n", Text(f.Profile), Text(f.Unit), functionName(rep, f, links), status, context(f), metric.Number(f.Base), metric.Number(f.Head), metric.Signed(f.Delta))
+		fmt.Fprintf(&b, "| %s | %s%s%s | %s | %s | %s |\n", profileTitle(f), functionName(rep, f, links), status, context(f), metric.Number(f.Base), metric.Number(f.Head), metric.Signed(f.Delta))
 	}
 	return b.String()
+}
+
+// profileTitles name what a function row measures in the words of the
+// metrics it explains (the catalog's titles), with the unit of its
+// numbers; attribution.go lists the profiles and units.
+var profileTitles = map[[2]string]string{
+	{"cpu", "µs/req"}:           "CPU per request (µs)",
+	{"allocs", "allocs/req"}:    "allocations per request",
+	{"allocs", "B/req"}:         "bytes allocated per request (B)",
+	{"mutex", "µs/req"}:         "mutex wait per request (µs)",
+	{"block", "µs/req"}:         "blocked time per request (µs)",
+	{"goroutine", "goroutines"}: "goroutines at the end of the window",
+	{"heap", "B"}:               "live heap at the end of the window (B)",
+}
+
+// profileTitle is a function row's first cell: profileTitles' words, or
+// the report's own profile and unit, escaped.
+func profileTitle(f report.Function) string {
+	if t, ok := profileTitles[[2]string{f.Profile, f.Unit}]; ok {
+		return t
+	}
+	return Text(f.Profile + " " + f.Unit)
 }
 
 // context says where a row's cost was: in which runtime function the

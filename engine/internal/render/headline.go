@@ -30,17 +30,41 @@ func headline(rep *report.Report, links Links) string {
 	case report.Pass:
 		return "No gating metric changed beyond its threshold."
 	case report.Inconclusive:
-		undecided := outcomeMetrics(rep, report.Inconclusive)
-		names := make([]string, len(undecided))
-		for i, m := range undecided {
-			names[i] = titleOf(m)
-		}
-		return fmt.Sprintf("**Not decided**: %s could still be above or below %s threshold; nothing is known to have regressed.",
-			strings.Join(names, ", "), map[bool]string{true: "its", false: "their"}[len(names) == 1])
+		return "**Not decided**: " + undecidedSentence(outcomeMetrics(rep, report.Inconclusive)) + "; nothing is known to have regressed."
 	case report.Invalid:
 		return "**The measurement is invalid**: too few rounds could be compared. " + Prose(rep.Reason)
 	}
 	return "**perfgate could not finish**: " + Prose(rep.Reason)
+}
+
+// undecidedSentence says why each inconclusive metric is undecided, as
+// stats.outcome decides it: its interval still reaches past the threshold,
+// or the interval is within it but too few valid rounds measured it for
+// the interval to reach the gate's level (a narrow interval from three
+// rounds proves nothing), or no round could be compared at all.
+func undecidedSentence(undecided []report.Metric) string {
+	var straddle, short, none []string
+	for _, m := range undecided {
+		switch {
+		case m.Pairs == 0:
+			none = append(none, titleOf(m))
+		case m.CI[1] > m.Threshold:
+			straddle = append(straddle, titleOf(m))
+		default:
+			short = append(short, fmt.Sprintf("%s (%d)", titleOf(m), m.Pairs))
+		}
+	}
+	var parts []string
+	if len(straddle) > 0 {
+		parts = append(parts, fmt.Sprintf("%s could still be above or below %s threshold", strings.Join(straddle, ", "), map[bool]string{true: "its", false: "their"}[len(straddle) == 1]))
+	}
+	if len(short) > 0 {
+		parts = append(parts, fmt.Sprintf("%s had too few valid rounds for %s interval to reach the gate's level", strings.Join(short, ", "), map[bool]string{true: "its", false: "their"}[len(short) == 1]))
+	}
+	if len(none) > 0 {
+		parts = append(parts, fmt.Sprintf("%s could not be compared in any round", strings.Join(none, ", ")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // acceptedRegression is a regression whose pull request carries the
@@ -86,9 +110,11 @@ func changeSentence(rep *report.Report, ms []report.Metric, others string) strin
 	if len(ms) > 1 {
 		rest := make([]string, 0, len(ms)-1)
 		for _, m := range ms[1:] {
-			rest = append(rest, titleOf(m)+" "+changeInUnits(m))
+			// Their amounts are in the table right below.
+			c := metric.Of(m)
+			rest = append(rest, titleOf(m)+" "+shown(c, c.FormatChange(m.Delta)))
 		}
-		s += fmt.Sprintf(" %s: %s.", others, strings.Join(rest, "; "))
+		s += fmt.Sprintf(" %s: %s.", others, strings.Join(rest, ", "))
 	}
 	return s
 }

@@ -59,6 +59,7 @@ func MarkdownFor(rep *report.Report, r Reproduction, links Links) string {
 		{name: "hints", text: hintsSection(rep), optional: true, priority: 8},
 		{name: "what next", text: nextSteps(rep, links)},
 		{name: "metrics", text: summaryTable(rep), optional: true, priority: 9},
+		{name: "endpoint regressions", text: endpointsLine(rep)},
 		{name: "functions", text: functionsSection(rep, links), optional: true, priority: 6},
 		{name: "service hints", text: serviceHintsSection(rep), optional: true, priority: 5},
 		{name: "endpoints", text: endpointsSection(rep), optional: true, priority: 3},
@@ -67,7 +68,7 @@ func MarkdownFor(rep *report.Report, r Reproduction, links Links) string {
 		{name: "benchstat", text: benchstatSection(rep), optional: true, priority: 2},
 		{name: "invalid runs", text: invalidSection(rep), optional: true, priority: 4},
 		{name: "warnings", text: warningsSection(rep), optional: true, priority: 3},
-		{name: "profiles", text: profilesSection(links), optional: true, priority: 7},
+		{name: "profiles", text: profilesSection(rep, links), optional: true, priority: 7},
 		{name: "reproduce", text: reproduceSection(rep, r), optional: true, priority: 7},
 	}
 	return fit(sections, MaxComment)
@@ -195,7 +196,7 @@ func metricsSection(rep *report.Report) string {
 			outcome += " (reported only)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%s) | %s | %s %s | %s |\n",
-			Text(m.Name), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
+			UpperFirst(titleOf(m)), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
 			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.ShownP()),
 			outcomeIcon[m.Outcome], Text(outcome), shown(c, detectable(m)))
 	}
@@ -208,7 +209,7 @@ func metricsSection(rep *report.Report) string {
 
 // pNote says which hypothesis the metrics tables' p is against: the
 // threshold sits inside it (stats.IndifferenceShare).
-const pNote = "p is one-sided, against a change of half the threshold (an increase; a decrease on an improvement's row), adjusted for the gating metrics and the look; a regression needs p ≤ alpha and the estimate above the threshold."
+const pNote = "p is one-sided in the direction of the change, against a change of half the threshold (an increase on a row that rose, a decrease on one that fell), adjusted for the gating metrics and the look; a regression needs p ≤ alpha and the estimate above the threshold. Change is the paired estimate over the rounds and the interval its confidence interval: the first screen's likely range."
 
 // shown passes a formatted figure of a catalog metric as it is (numbers
 // and the catalog's own units), and escapes one of a metric the report
@@ -222,21 +223,70 @@ func shown(c *metric.Metric, s string) string {
 
 var outcomeIcon = map[string]string{"regression": "🔴", "improvement": "🟢", "unchanged": "⚪", "inconclusive": "🟡"}
 
+// environmentSection is the fold's last line: what was measured (the
+// valid rounds that counted, not the plan's minimum), under which limits,
+// on what. A field the report does not know (a target that cannot see
+// the node's kernel) is left out rather than shown as 0 or empty.
 func environmentSection(rep *report.Report) string {
 	e := rep.Environment
 	cfg := rep.Config
-	return fmt.Sprintf("<sub>%d pairs × %s at %s req/s · cpu %s, memory %s, GOMAXPROCS %d · %s on %s (%d CPUs, kernel %s) · %s · alpha %s</sub>\n",
-		cfg.Pairs, Text(cfg.Load.Duration.String()), Text(fmt.Sprint(cfg.Load.Rate)), Text(cfg.Resources.CPU.String()), Text(cfg.Resources.Memory.String()),
-		e.GOMAXPROCS, Text(e.Confinement), Text(e.CPUModel), e.CPUs, Text(e.Kernel), Text(e.GoVersion), Text(fmt.Sprint(cfg.Gate.Alpha)))
+	valid := 0
+	for _, r := range roundsOf(rep.Runs) {
+		if r.valid() {
+			valid++
+		}
+	}
+	unit := "pair"
+	if designOf(rep) == designDuet {
+		unit = "round"
+	}
+	parts := []string{fmt.Sprintf("%s × %s at %s req/s", count(valid, "valid "+unit), Text(cfg.Load.Duration.String()), Text(fmt.Sprint(cfg.Load.Rate)))}
+	limits := fmt.Sprintf("cpu %s, memory %s", Text(cfg.Resources.CPU.String()), Text(cfg.Resources.Memory.String()))
+	if e.GOMAXPROCS > 0 {
+		limits += fmt.Sprintf(", GOMAXPROCS %d", e.GOMAXPROCS)
+	}
+	parts = append(parts, limits)
+	var machine []string
+	if e.CPUs > 0 {
+		machine = append(machine, fmt.Sprintf("%d CPUs", e.CPUs))
+	}
+	if e.Kernel != "" {
+		machine = append(machine, "kernel "+Text(e.Kernel))
+	}
+	where := strings.TrimSpace(Text(e.Confinement) + " on " + Text(e.CPUModel))
+	switch {
+	case e.CPUModel == "" && e.Confinement == "":
+		where = ""
+	case e.CPUModel == "":
+		where = Text(e.Confinement)
+	}
+	if len(machine) > 0 {
+		where = strings.TrimSpace(where + " (" + strings.Join(machine, ", ") + ")")
+	}
+	if where != "" {
+		parts = append(parts, where)
+	}
+	if e.GoVersion != "" {
+		parts = append(parts, Text(e.GoVersion))
+	}
+	parts = append(parts, "alpha "+Text(fmt.Sprint(cfg.Gate.Alpha)))
+	return "<sub>" + strings.Join(parts, " · ") + "</sub>\n"
 }
 
 // serviceHintsSection is one line per hint about the service itself
 // (a profile it never turned on).
 func serviceHintsSection(rep *report.Report) string {
-	var b strings.Builder
-	for _, h := range rep.ServiceHints {
-		fmt.Fprintf(&b, "ℹ️ %s\n\n", Prose(h.Message))
+	if len(rep.ServiceHints) == 0 {
+		return ""
 	}
+	// Folded, one line on the first screen: they are about the service,
+	// not about this change.
+	var b strings.Builder
+	fmt.Fprintf(&b, "<details><summary>ℹ️ About the service: %s</summary>\n\n", count(len(rep.ServiceHints), "note"))
+	for _, h := range rep.ServiceHints {
+		fmt.Fprintf(&b, "%s\n\n", Prose(h.Message))
+	}
+	b.WriteString("</details>\n")
 	return b.String()
 }
 
@@ -249,14 +299,22 @@ func hintsSection(rep *report.Report) string {
 		return ""
 	}
 	var b strings.Builder
+	// The service's own functions read as in the tables, without the
+	// module path ("httpapi.(*Server).handleSearch").
+	short := func(s string) string {
+		if m := rep.Build.Head.Module; m != "" {
+			s = strings.ReplaceAll(s, m+"/", "")
+		}
+		return Prose(s)
+	}
 	if len(rep.Hints) == 1 {
 		h := rep.Hints[0]
-		fmt.Fprintf(&b, "**Likely cause** (%s): %s (%s)\n", Text(h.Rule), Prose(h.Message), Prose(h.Evidence))
+		fmt.Fprintf(&b, "**Likely cause** (%s): %s (%s)\n", Text(h.Rule), short(h.Message), short(h.Evidence))
 		return b.String()
 	}
 	b.WriteString("**Likely cause**\n\n")
 	hint := func(h report.Hint) {
-		fmt.Fprintf(&b, "- **%s**: %s (%s)\n", Text(h.Rule), Prose(h.Message), Prose(h.Evidence))
+		fmt.Fprintf(&b, "- **%s**: %s (%s)\n", Text(h.Rule), short(h.Message), short(h.Evidence))
 	}
 	for _, h := range rep.Hints[:min(len(rep.Hints), shownHints)] {
 		hint(h)

@@ -55,14 +55,38 @@ func regressionSteps(rep *report.Report, links Links) string {
 		if links.AcceptLabel != "" {
 			fixes = append(fixes, fmt.Sprintf("or, if it is intended, add the label %s (the check then passes, naming who accepted it)", Code(links.AcceptLabel)))
 		}
-		return strings.Join(fixes, "; ") + "."
+		return strings.Join(fixes, "; ") + "." + checkSentence(rep)
 	}
 	accept := fmt.Sprintf("raise %s in perfgate.yml", strings.Join(thresholdKeys(costs), ", "))
-	if links.AcceptLabel != "" {
-		accept = fmt.Sprintf("add the label %s (the check then passes, naming who accepted it) or %s", Code(links.AcceptLabel), accept)
+	if rep.ThresholdsFrom == report.ThresholdsFromBase {
+		// This gate read its thresholds from the base: raising them in
+		// this pull request cannot pass it.
+		accept = fmt.Sprintf("raise %s in the base branch's perfgate.yml (thresholds come from the base)", strings.Join(thresholdKeys(costs), ", "))
 	}
-	fixes = append(fixes, "fix it, starting from the functions below and the profiles' diff; or, if the cost is intended, "+accept)
-	return strings.Join(fixes, "; ") + "."
+	if links.AcceptLabel != "" {
+		accept = fmt.Sprintf("add the label %s or %s", Code(links.AcceptLabel), accept)
+	}
+	fixes = append(fixes, "fix it, starting from the functions below; or, if the cost is intended, "+accept)
+	return strings.Join(fixes, "; ") + "." + checkSentence(rep)
+}
+
+// checkSentence says what this verdict does to the check under the
+// report's fail_on, with a leading space; nothing when the report does
+// not know (a gate run without --fail-on), and nothing where it goes
+// without saying (a regression failing it).
+func checkSentence(rep *report.Report) string {
+	fails, known := report.FailsCheck(rep.Verdict, rep.FailOn)
+	if !known || rep.Verdict == report.Regression && fails {
+		return ""
+	}
+	setting := fmt.Sprintf("`fail-on: %s`", rep.FailOn)
+	switch {
+	case rep.Verdict == report.Invalid && fails:
+		return fmt.Sprintf(" The check fails (%s fails an invalid measurement too, because nothing could be compared), but nothing is reported as a regression: repair the measurement and re-run.", setting)
+	case fails:
+		return fmt.Sprintf(" The check fails (%s).", setting)
+	}
+	return fmt.Sprintf(" The check does not fail (%s).", setting)
 }
 
 // thresholdKeys are the perfgate.yml keys of the metrics' thresholds.
@@ -75,7 +99,7 @@ func thresholdKeys(ms []report.Metric) []string {
 			continue
 		}
 		seen[c.Gate.Key] = true
-		keys = append(keys, "<code>"+c.Gate.Key+"</code>")
+		keys = append(keys, "`"+c.Gate.Key+"`")
 	}
 	if len(keys) == 0 {
 		keys = []string{"the threshold"}
@@ -105,15 +129,15 @@ func inconclusiveSteps(rep *report.Report) string {
 	}
 	var parts []string
 	if need > 0 {
-		parts = append(parts, fmt.Sprintf("at this run's spread, about %d valid %s would decide it (this run had %d): set <code>pairs: %d</code> in perfgate.yml (or <code>pairs.max</code> to at least %d) and re-run", need, unit, pairs, need, need))
+		parts = append(parts, fmt.Sprintf("at this run's spread, about %d valid %s would decide it (this run had %d): set `pairs: %d` in perfgate.yml (or `pairs.max` to at least %d) and re-run", need, unit, pairs, need, need))
 	}
 	if len(unreachable) > 0 {
 		parts = append(parts, fmt.Sprintf("%s sits at its threshold: more %s barely help; if the change is real and intended, raise the threshold", strings.Join(unreachable, ", "), unit))
 	}
 	if len(parts) == 0 {
-		return "re-run the gate; the metrics above were undecided at this run's spread."
+		return "re-run the gate; the metrics above were undecided at this run's spread." + checkSentence(rep)
 	}
-	return strings.Join(parts, "; ") + ". Inconclusive does not fail the check."
+	return strings.Join(parts, "; ") + "." + checkSentence(rep)
 }
 
 // withLevel fills in the level a look spent for a report written before
@@ -171,13 +195,13 @@ func roundsToDecide(m report.Metric) (int, bool) {
 // invalidFixes pair the start of each invalid-run reason
 // (experiment/validity.go, duet.go) with its fix.
 var invalidFixes = []struct{ prefix, fix string }{
-	{"OOM-killed", "raise <code>resources.memory</code>, or find what grew in the heap profile"},
+	{"OOM-killed", "raise `resources.memory`, or find what grew in the heap profile"},
 	{"crashed during the run", "the service died under load: its log is in the artifact (runs' stderr)"},
-	{"achieved rate", "the service could not keep up with <code>load.rate</code> at <code>resources.cpu</code>: lower the rate or raise the CPU limit"},
-	{"error rate", "the service answered errors: check <code>load.requests</code> against the service and its log in the artifact"},
-	{"load generator saturated", "lower <code>load.rate</code>, or run on a machine with more CPUs for the load generator"},
-	{"too few CPU samples", "lengthen <code>load.duration</code> or raise <code>load.rate</code>"},
-	{"the shared CPUs were too busy", "base and head together need more CPU than the duet shares: lower <code>load.rate</code> or raise <code>resources.cpu</code>"},
+	{"achieved rate", "the service could not keep up with `load.rate` at `resources.cpu`: lower the rate or raise the CPU limit"},
+	{"error rate", "the service answered errors: check `load.requests` against the service and its log in the artifact"},
+	{"load generator saturated", "lower `load.rate`, or run on a machine with more CPUs for the load generator"},
+	{"too few CPU samples", "lengthen `load.duration` or raise `load.rate`"},
+	{"the shared CPUs were too busy", "base and head together need more CPU than the duet shares: lower `load.rate` or raise `resources.cpu`"},
 	{"the duet's balance was broken", "base and head were not sent the same requests: re-run; if it repeats, open an issue with the artifact"},
 }
 
@@ -196,9 +220,9 @@ func invalidSteps(rep *report.Report) string {
 		}
 	}
 	if len(fixes) == 0 {
-		return "see the invalid runs below for each run's reason; " + invalidIsNeither
+		return "see the invalid runs below for each run's reason; " + invalidIsNeither + checkSentence(rep)
 	}
-	return strings.Join(fixes, "; ") + ". " + strings.ToUpper(invalidIsNeither[:1]) + invalidIsNeither[1:]
+	return strings.Join(fixes, "; ") + ". " + strings.ToUpper(invalidIsNeither[:1]) + invalidIsNeither[1:] + checkSentence(rep)
 }
 
 // invalidIsNeither says what an invalid measurement means for the pull

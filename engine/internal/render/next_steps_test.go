@@ -19,9 +19,9 @@ func TestNextStepsOfAFailuresRegression(t *testing.T) {
 		notWant string
 	}{
 		{"failures alone", []report.Metric{failures},
-			[]string{"fix what made head's service fail", "stderr.log", "add the label <code>perfgate\\: accept</code>"}, "raise"},
+			[]string{"fix what made head's service fail", "stderr.log", "add the label `perfgate: accept`"}, "raise"},
 		{"failures and CPU", []report.Metric{failures, cpu},
-			[]string{"fix what made head's service fail", "raise <code>gate.cpu</code>"}, "the threshold"},
+			[]string{"fix what made head's service fail", "raise `gate.cpu`"}, "the threshold"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
@@ -80,30 +81,71 @@ func orPlaceholder(pattern *regexp.Regexp, value, placeholder string) string {
 }
 
 // profilesSection fetches this run's results with GitHub's CLI and
-// opens the diff of its profiles; "" unless the links name the run and
-// the artifact.
-func profilesSection(links Links) string {
+// opens the diff of the profiles that explain what changed; "" unless the
+// links name the run and the artifact.
+func profilesSection(rep *report.Report, links Links) string {
 	fetch := links.downloadCommand()
 	if fetch == "" {
 		return ""
 	}
-	dir := links.ArtifactName
-	return fmt.Sprintf("<details><summary>Open this run's profiles</summary>\n\n<pre>%s\ngo tool pprof -http=: -diff_base %s/base.cpu.pb.gz %s/head.cpu.pb.gz\ngo tool pprof -http=: -diff_base %s/base.allocs.pb.gz %s/head.allocs.pb.gz\nbenchstat %s/bench/base.txt %s/bench/head.txt</pre>\n\n</details>\n",
-		HTMLText(fetch), dir, dir, dir, dir, dir, dir)
+	return fmt.Sprintf("<details><summary>Open this run's profiles</summary>\n\n<pre>%s\n%s</pre>\n\n</details>\n",
+		HTMLText(fetch), diffCommands(rep, links.ArtifactName))
 }
 
-// reproduceSection repeats a gate: the same config, base and run order.
+// profileOfChange says which profile explains a gating metric's change.
+var profileOfChange = map[string]string{
+	"cpu": "cpu", "allocs": "allocs", "bytes": "allocs", "heap": "heap", "goroutines": "goroutine",
+	"latency_p50": "cpu", "latency_p90": "cpu", "latency_p99": "cpu",
+}
+
+// diffCommands are the pprof diffs of the profiles behind the metrics that
+// regressed (or improved), cpu and allocs when nothing did, and benchstat,
+// on the results in dir.
+func diffCommands(rep *report.Report, dir string) string {
+	var profiles []string
+	for _, outcome := range []string{report.Regression, report.Improvement} {
+		for _, m := range outcomeMetrics(rep, outcome) {
+			if p, ok := profileOfChange[m.Name]; ok && !slices.Contains(profiles, p) && slices.Contains(rep.Config.Profiles, p) {
+				profiles = append(profiles, p)
+			}
+		}
+	}
+	if len(profiles) == 0 {
+		profiles = []string{"cpu", "allocs"}
+	}
+	var b strings.Builder
+	for _, p := range profiles {
+		fmt.Fprintf(&b, "go tool pprof -http=: -diff_base %s/base.%s.pb.gz %s/head.%s.pb.gz\n", dir, p, dir, p)
+	}
+	fmt.Fprintf(&b, "benchstat %s/bench/base.txt %s/bench/head.txt", dir, dir)
+	return b.String()
+}
+
+// installLine installs the perfgate command for the reproduce blocks.
+const installLine = "go install github.com/perfgate/perfgate/engine/cmd/perfgate@latest"
+
+// confinedNote introduces the confined command: root, for the cgroup
+// limits, runs what perfgate.yml names (a build command, a reset), so
+// the reader should know that file first.
+const confinedNote = "# as the check measured it, under the CPU and memory limits (root, for the cgroup). Read perfgate.yml first: it names the commands perfgate runs."
+
+// reproduceSection repeats a gate: the same config, base and run order,
+// first without root (no CPU or memory limit, so the numbers differ from
+// the check's), then confined as the check ran it; sudo keeps PATH so
+// that root finds perfgate and Go where the reader installed them.
 func reproduceSection(rep *report.Report, r Reproduction) string {
-	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>%ssudo perfgate gate --config %s --base %s --head . --out results/ --seed %d\ngo tool pprof -http=: -diff_base results/base.cpu.pb.gz results/head.cpu.pb.gz\ngo tool pprof -http=: -diff_base results/base.allocs.pb.gz results/head.allocs.pb.gz\nbenchstat results/bench/base.txt results/bench/head.txt</pre>\n\n</details>\n",
-		r.checkout(), HTMLText(r.config()), HTMLText(r.base()), rep.Seed)
+	gate := fmt.Sprintf("perfgate gate --config %s --base %s --head . --out results/ --seed %d", HTMLText(r.config()), HTMLText(r.base()), rep.Seed)
+	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>%s\n%s%s   # unconfined: no CPU or memory limit\n%s\nsudo env \"PATH=$PATH\" %s\n%s</pre>\n\n</details>\n",
+		installLine, r.checkout(), gate, confinedNote, gate, diffCommands(rep, "results"))
 }
 
 // recordingReproduceSection measures the same tree again and shows how to
 // put two recordings (or a recording and a gate's head) side by side.
 func recordingReproduceSection(r Reproduction) string {
-	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>%ssudo perfgate run --config %s --src . --label %s --out results/\ngo tool pprof -http=: results/head.cpu.pb.gz\ngo tool pprof -http=: results/head.allocs.pb.gz\nbenchstat results/bench/head.txt</pre>\n\n"+
-		"Against an earlier recording in <code>old/</code>: <code>benchstat old/bench/head.txt results/bench/head.txt</code> and <code>go tool pprof -diff_base old/head.cpu.pb.gz results/head.cpu.pb.gz</code>.\n\n</details>\n",
-		r.checkout(), HTMLText(r.config()), HTMLText(r.label()))
+	run := fmt.Sprintf("perfgate run --config %s --src . --label %s --out results/", HTMLText(r.config()), HTMLText(r.label()))
+	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>%s\n%s%s   # unconfined: no CPU or memory limit\n%s\nsudo env \"PATH=$PATH\" %s\ngo tool pprof -http=: results/head.cpu.pb.gz\ngo tool pprof -http=: results/head.allocs.pb.gz\nbenchstat results/bench/head.txt</pre>\n\n"+
+		"Against an earlier recording in `old/`: `benchstat old/bench/head.txt results/bench/head.txt` and `go tool pprof -diff_base old/head.cpu.pb.gz results/head.cpu.pb.gz`.\n\n</details>\n",
+		installLine, r.checkout(), run, confinedNote, run)
 }
 
 // flagValue is the value of a flag in the recorded command line.

@@ -80,8 +80,8 @@ func TestMarkdownWithReproductionIgnoresTheReport(t *testing.T) {
 	rep.Build.Base.Revision = "badbadbadbad"
 	head := strings.Repeat("f", 40)
 	block := reproduceBlock(t, MarkdownWithReproduction(rep, Reproduction{Config: "perfgate.yml", Head: head}))
-	want := "git checkout " + head + "\nsudo perfgate gate --config perfgate.yml --base &lt;base&gt; --head . --out results/ --seed 42\n"
-	if !strings.HasPrefix(block, want) {
+	want := installLine + "\ngit checkout " + head + "\nperfgate gate --config perfgate.yml --base &lt;base&gt; --head . --out results/ --seed 42   # unconfined"
+	if !strings.HasPrefix(block, want) || !strings.Contains(block, "\nsudo env \"PATH=$PATH\" perfgate gate --config perfgate.yml --base &lt;base&gt; --head . --out results/ --seed 42\n") {
 		t.Errorf("reproduce command:\n%s\nwant it to start with:\n%s", block, want)
 	}
 	if strings.Contains(block, "attacker") || strings.Contains(block, "badbad") {
@@ -91,7 +91,7 @@ func TestMarkdownWithReproductionIgnoresTheReport(t *testing.T) {
 	rec := recordingReport()
 	rec.Label = "attacker-label"
 	block = reproduceBlock(t, MarkdownWithReproduction(rec, Reproduction{Config: "ci/perfgate.yml", Head: "nothex; sh"}))
-	if want := "sudo perfgate run --config ci/perfgate.yml --src . --label &lt;label&gt; --out results/"; !strings.HasPrefix(block, want) {
+	if want := installLine + "\nperfgate run --config ci/perfgate.yml --src . --label &lt;label&gt; --out results/   # unconfined"; !strings.HasPrefix(block, want) {
 		t.Errorf("recording's reproduce command:\n%s\nwant it to start with:\n%s", block, want)
 	}
 }

@@ -76,6 +76,13 @@ type Report struct {
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitzero"`
 	Seed     uint64    `json:"seed"`
+	// FailOn is which verdicts fail the check that ran the gate, as given
+	// to perfgate gate --fail-on (the Action's fail-on input): regression
+	// (a regression or an invalid measurement fails), inconclusive (an
+	// inconclusive gate too) or never. The comment says by it whether this
+	// verdict failed the check. Absent in a recording, and in a gate run
+	// without the flag, whose comment then says nothing about the check.
+	FailOn string `json:"fail_on,omitempty"`
 	// Experiment is the design that was run: "duet", "sequential", or
 	// "record" (one side alone). It can differ from config.experiment: a
 	// target that cannot duet runs sequential and says so in Warnings.
@@ -86,9 +93,15 @@ type Report struct {
 	// the base's values (Config shows them): a pull request does not relax
 	// its own gate. Absent when nothing changed or --base was a directory.
 	ConfigChanges []ConfigChange `json:"config_changes,omitempty"`
-	Environment   Environment    `json:"environment"`
-	Build         Builds         `json:"build"`
-	Runs          []Run          `json:"runs"`
+	// ThresholdsFrom is ThresholdsFromBase when the gate: and validity:
+	// sections came from the base revision's perfgate.yml (whether or not
+	// head changed them): a threshold raised in this pull request then
+	// applies only to later ones. Absent when they are head's own (a
+	// --base-dir, or a base without the file).
+	ThresholdsFrom string      `json:"thresholds_from,omitempty"`
+	Environment    Environment `json:"environment"`
+	Build          Builds      `json:"build"`
+	Runs           []Run       `json:"runs"`
 	// Summary holds the per-side medians of the valid runs.
 	Summary []Median `json:"summary"`
 	// Metrics are the paired statistics; Functions and Hints (profile
@@ -118,6 +131,10 @@ type Report struct {
 	// before the field existed.
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
+
+// ThresholdsFromBase is thresholds_from when the base revision's
+// perfgate.yml decided the gate.
+const ThresholdsFromBase = "base"
 
 // Recording reports whether the report measured one tree (perfgate run)
 // rather than comparing two: renderers show its medians instead of a
@@ -383,11 +400,13 @@ type FlameNode struct {
 	Children []*FlameNode `json:"c,omitempty"`
 }
 
-// ShownP is the p-value of the test that decides m's outcome: an
-// improvement's is the test of a decrease, every other outcome's the test
-// of an increase (a regression's, or the one that was not significant).
+// ShownP is the p-value of the test in the direction of m's change: an
+// improvement's, and any decrease's, is the test of a decrease; every
+// other's the test of an increase. A significant decrease too small to be
+// an improvement thus shows its small p, not the increase test's p = 1,
+// which beside an interval entirely below zero reads as a contradiction.
 func (m Metric) ShownP() float64 {
-	if m.Outcome == "improvement" {
+	if m.Outcome == "improvement" || m.Delta < 0 && m.Outcome != "regression" {
 		return m.PImprovement
 	}
 	return m.P

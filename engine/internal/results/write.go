@@ -1,4 +1,4 @@
-// Package results lays out the results directory (README.md, "Results
+// Package results lays out the results directory (docs/cli.md, "Results
 // directory"): report.json, per-run records, per-side merged profiles and
 // benchstat files.
 package results

@@ -39,6 +39,7 @@ func (g *invocation) gateFromBase(ctx context.Context, base *build.Base, configP
 		g.warn(fmt.Sprintf("the base revision's %s cannot be read by this perfgate (%v), so its gate and validity thresholds come from the pull request's own copy", rel, err))
 		return nil
 	}
+	g.rep.ThresholdsFrom = report.ThresholdsFromBase
 	changes := configChanges(baseCfg, g.cfg)
 	if len(changes) == 0 {
 		return nil

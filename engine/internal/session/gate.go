@@ -47,8 +47,11 @@ type GateOptions struct {
 	Command    []string
 	// LogFormat is LogPlain (the default) or LogGitHub.
 	LogFormat string
-	Stdout    io.Writer
-	Stderr    io.Writer
+	// FailOn is which verdicts fail the check (report.FailOnValues), for
+	// the report to say; "" says nothing.
+	FailOn string
+	Stdout io.Writer
+	Stderr io.Writer
 }
 
 // Gate (`perfgate gate`) performs the gate and returns the report it wrote (nil when nothing
@@ -71,6 +74,7 @@ func Gate(ctx context.Context, o GateOptions) (*report.Report, error) {
 		return nil, err
 	}
 	g := newInvocation(report.ModeGate, cfg, o.Out, o.Command, o.Stdout, o.Stderr)
+	g.rep.FailOn = o.FailOn
 	g.logFormat = o.LogFormat
 	g.targets = o.Targets
 	g.readMainHistory(o.HistoryDir, o.ConfigPath, o.Head)

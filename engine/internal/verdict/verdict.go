@@ -217,11 +217,11 @@ func ocOf(points []stats.OCPoint) []report.OCPoint {
 
 // pAgainst is the p-value of the test that decided m's outcome, with the
 // change its hypothesis allows (δ0, stats.IndifferenceShare of the
-// threshold): "p=0.004 against +0.75%". An improvement's is the test of a
-// decrease.
+// threshold): "p=0.004 against +0.75%". An improvement's, and any
+// other decrease's (report.Metric.ShownP), is the test of a decrease.
 func pAgainst(m report.Metric, c *metric.Metric) string {
 	p, d0 := m.ShownP(), stats.IndifferenceShare*m.Threshold
-	if m.Outcome == stats.Improvement {
+	if m.Outcome == stats.Improvement || m.Delta < 0 && m.Outcome != stats.Regression {
 		d0 = -d0
 	}
 	if d0 == 0 {

@@ -1,0 +1,267 @@
+package render
+
+import (
+	"compress/gzip"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/metric"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// The golden comments are rendered from reports of real runs
+// (testdata/real/*.json.gz, written by scripts/goldens.sh), never from
+// numbers typed into a test: a comment built from invented numbers can
+// contradict itself (500 req/s in one place and 300 in another) without
+// any test noticing. TestCommentAgreesWithReport reads each comment as a
+// reviewer would and checks its numbers against report.json's fields.
+
+// realScenarios are the runs scripts/goldens.sh records.
+var realScenarios = []string{"regression", "pass", "inconclusive", "improvement", "endpoint", "invalid", "recording"}
+
+// realReport reads the report of a real run.
+func realReport(t *testing.T, scenario string) *report.Report {
+	t.Helper()
+	f, err := os.Open("testdata/real/" + scenario + ".json.gz")
+	if err != nil {
+		t.Fatalf("%v (scripts/goldens.sh records it)", err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ReadReport(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// shownNumber matches a number as the comment shows it, with its sign and
+// the unit after it: "+37.0%", "373.7 µs", "78.12 KiB", "+0.10 pp".
+var shownNumber = regexp.MustCompile(`([+-]?\d+(?:\.\d+)?)\s?(%|pp|µs|ms|KiB|MiB|GiB|B|allocs|goroutines)?`)
+
+// parseShown reads one figure of the comment back into report.json's
+// units (fractions for %, bytes, milliseconds for latency in µs when
+// latency is true) and says how far off it may be: half a unit of its
+// last digit.
+func parseShown(s string, latency bool) (value, tolerance float64, ok bool) {
+	m := shownNumber.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	decimals := 0
+	if i := strings.IndexByte(m[1], '.'); i >= 0 {
+		decimals = len(m[1]) - i - 1
+	}
+	scale := 1.0
+	switch m[2] {
+	case "%", "pp":
+		scale = 0.01
+	case "KiB":
+		scale = 1024
+	case "MiB":
+		scale = 1 << 20
+	case "GiB":
+		scale = 1 << 30
+	case "µs":
+		if latency {
+			scale = 0.001
+		}
+	}
+	return v * scale, 0.5 * math.Pow(10, -float64(decimals)) * scale * 1.0001, true
+}
+
+// disagreements collects what a comment says that report.json does not.
+type disagreements []string
+
+func (d *disagreements) Errorf(format string, args ...any) {
+	*d = append(*d, fmt.Sprintf(format, args...))
+}
+
+// agrees checks that a figure shown in the comment is value.
+func (d *disagreements) agrees(where, shown string, value float64, latency bool) {
+	got, tol, ok := parseShown(shown, latency)
+	if !ok {
+		d.Errorf("%s: %q is not a figure", where, shown)
+		return
+	}
+	if math.Abs(got-value) > tol {
+		d.Errorf("%s shows %q, but report.json says %v", where, shown, value)
+	}
+}
+
+// metricByTitle finds the metric a first-screen row names.
+func metricByTitle(rep *report.Report, title string) (report.Metric, bool) {
+	for _, m := range rep.Metrics {
+		if strings.EqualFold(titleOf(m), title) {
+			return m, true
+		}
+	}
+	return report.Metric{}, false
+}
+
+// tableRows are the cells of the rows of the Markdown table whose header
+// starts with header.
+func tableRows(md, header string) [][]string {
+	var rows [][]string
+	lines := strings.Split(md, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, header) {
+			continue
+		}
+		for _, row := range lines[i+2:] {
+			if !strings.HasPrefix(row, "|") {
+				break
+			}
+			cells := strings.Split(strings.Trim(row, "|"), " | ")
+			for j := range cells {
+				cells[j] = strings.TrimSpace(cells[j])
+			}
+			rows = append(rows, cells)
+		}
+		break
+	}
+	return rows
+}
+
+// commentDisagreements is what TestCommentAgreesWithReport finds wrong in
+// one comment.
+func commentDisagreements(rep *report.Report, md string) disagreements {
+	var t disagreements
+	// The first screen's rows: every gating metric that did not come out
+	// unchanged, each with report.json's medians, change, interval and
+	// outcome.
+	shownRows := map[string]bool{}
+	for _, cells := range tableRows(md, "| gating metric |") {
+		if len(cells) != 6 {
+			t.Errorf("first-screen row %q has %d cells, want 6", cells, len(cells))
+			continue
+		}
+		m, ok := metricByTitle(rep, cells[0])
+		if !ok {
+			t.Errorf("first-screen row %q names no metric of report.json", cells[0])
+			continue
+		}
+		shownRows[m.Name] = true
+		latency := isLatency(m.Name)
+		t.agrees(cells[0]+" base", cells[1], m.Base, latency)
+		t.agrees(cells[0]+" head", cells[2], m.Head, latency)
+		t.agrees(cells[0]+" change", cells[3], m.Delta, latency)
+		low, high, found := strings.Cut(cells[4], " to ")
+		if !found {
+			t.Errorf("%s likely range %q is not \"low to high\"", cells[0], cells[4])
+		} else {
+			if metric.Of(m).Scale != metric.Relative && !strings.ContainsAny(low, "%pBKMG") {
+				low += strings.TrimLeft(high, "+-0123456789.")
+			}
+			t.agrees(cells[0]+" likely range, low", low, m.CI[0], latency)
+			t.agrees(cells[0]+" likely range, high", high, m.CI[1], latency)
+		}
+		if !strings.HasSuffix(cells[5], m.Outcome) {
+			t.Errorf("%s outcome %q, report.json says %s", cells[0], cells[5], m.Outcome)
+		}
+	}
+	for _, m := range rep.Metrics {
+		zero := m.Base == 0 && m.Head == 0 && m.CI == [2]float64{}
+		if m.Gates && m.Outcome != "unchanged" && !zero && !shownRows[m.Name] && !rep.Recording() {
+			t.Errorf("the first screen has no row for %s, %s in report.json", m.Name, m.Outcome)
+		}
+	}
+	// The statistics' table: p and the interval's level per metric.
+	for _, cells := range tableRows(md, "| metric | base | head | Δ | confidence interval | p |") {
+		m, ok := metricByTitle(rep, cells[0])
+		if !ok {
+			t.Errorf("statistics row %q names no metric of report.json", cells[0])
+			continue
+		}
+		if want := metric.PValue(m.ShownP()); cells[5] != want {
+			t.Errorf("%s p %q, report.json says %s", cells[0], cells[5], want)
+		}
+		if want := "(" + metric.Percent(m.CILevel) + ")"; !strings.HasSuffix(cells[4], want) {
+			t.Errorf("%s interval %q is not at report.json's level %s", cells[0], cells[4], want)
+		}
+	}
+	// The footer: the rounds that counted, the window, the rate, the
+	// limits, GOMAXPROCS and alpha as report.json has them.
+	if footer := regexp.MustCompile(`<sub>(\d+) valid (?:rounds?|pairs?) × (\S+) at (\S+) req/s · cpu (\S+), memory (\S+?)(?:, GOMAXPROCS (\d+))? ·.* alpha (\S+)</sub>`).FindStringSubmatch(md); footer != nil {
+		valid := 0
+		for _, r := range roundsOf(rep.Runs) {
+			if r.valid() {
+				valid++
+			}
+		}
+		for _, c := range []struct{ what, shown, want string }{
+			{"valid rounds", footer[1], strconv.Itoa(valid)},
+			{"window", footer[2], rep.Config.Load.Duration.String()},
+			{"rate", footer[3], fmt.Sprint(rep.Config.Load.Rate)},
+			{"cpu", footer[4], rep.Config.Resources.CPU.String()},
+			{"memory", footer[5], rep.Config.Resources.Memory.String()},
+			{"alpha", footer[7], fmt.Sprint(rep.Config.Gate.Alpha)},
+		} {
+			if c.shown != c.want {
+				t.Errorf("the footer's %s is %s, report.json says %s", c.what, c.shown, c.want)
+			}
+		}
+		if footer[6] != "" && footer[6] != strconv.Itoa(rep.Environment.GOMAXPROCS) {
+			t.Errorf("the footer's GOMAXPROCS is %s, report.json says %d", footer[6], rep.Environment.GOMAXPROCS)
+		}
+	} else if !rep.Recording() && len(rep.Runs) > 0 {
+		t.Errorf("the comment has no footer saying what was measured")
+	}
+	// Every rate the comment states is the configured one.
+	for _, m := range regexp.MustCompile(`at (\d+) req/s`).FindAllStringSubmatch(md, -1) {
+		if m[1] != fmt.Sprint(rep.Config.Load.Rate) {
+			t.Errorf("the comment says %s req/s; load.rate is %v", m[1], rep.Config.Load.Rate)
+		}
+	}
+	// The headline's change is the metric's.
+	if h := regexp.MustCompile(`\*\*([A-Z][a-z ]+[a-z]) ([+-]\d+\.\d%)`).FindStringSubmatch(md); h != nil {
+		if m, ok := metricByTitle(rep, h[1]); ok {
+			t.agrees("the headline", h[2], m.Delta, false)
+		} else {
+			t.Errorf("the headline names %q, no metric of report.json", h[1])
+		}
+	}
+	return t
+}
+
+// TestCommentAgreesWithReport renders every real run's comment and checks
+// its numbers against its report.json; it also checks the checker, on
+// comments whose numbers were changed after rendering.
+func TestCommentAgreesWithReport(t *testing.T) {
+	for _, scenario := range realScenarios {
+		t.Run(scenario, func(t *testing.T) {
+			rep := realReport(t, scenario)
+			for _, d := range commentDisagreements(rep, Markdown(rep)) {
+				t.Error(d)
+			}
+		})
+	}
+	rep := realReport(t, "regression")
+	md := Markdown(rep)
+	allocs, _ := findMetric(rep, metric.Allocs)
+	shownAllocs := metric.Allocs.FormatChange(allocs.Delta)
+	for _, tampered := range []string{
+		strings.Replace(md, fmt.Sprintf(" at %v req/s", rep.Config.Load.Rate), " at 500 req/s", 1),
+		strings.Replace(md, "| "+shownAllocs+" |", "| +1.0% |", 1),
+		regexp.MustCompile(`<sub>\d+ valid`).ReplaceAllString(md, "<sub>1000 valid"),
+	} {
+		if tampered == md {
+			t.Fatal("the tampering did not change the comment; update the test to the regression run's comment")
+		}
+		if len(commentDisagreements(rep, tampered)) == 0 {
+			t.Errorf("the check accepted a tampered comment:\n%s", tampered)
+		}
+	}
+}
