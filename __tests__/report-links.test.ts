@@ -31,6 +31,7 @@ describe('linkFlags', () => {
         runAttempt: 2,
         artifactId: 901,
         artifactName: 'perfgate-results-attempt-2',
+        reportArtifactId: 902,
         baseSha: base,
         headSha: head,
       }),
@@ -47,6 +48,8 @@ describe('linkFlags', () => {
       '901',
       '--artifact-name',
       'perfgate-results-attempt-2',
+      '--report-artifact-id',
+      '902',
       '--base-sha',
       base,
       '--head-sha',
@@ -63,6 +66,7 @@ describe('linkFlags', () => {
         runAttempt: '0',
         artifactId: '-1',
         artifactName: 'results name with spaces',
+        reportArtifactId: '9)](https://evil.example',
         baseSha: base.toUpperCase(),
         headSha: 'b'.repeat(39),
       }),
@@ -139,7 +143,7 @@ describe('linksOfThisRun', () => {
     const links = linksOfThisRun(
       { GITHUB_SERVER_URL: 'https://github.com', GITHUB_RUN_ID: '4242', GITHUB_RUN_ATTEMPT: '3' },
       { owner: 'acme', repo: 'shop' },
-      { id: 901, name: 'perfgate-results-attempt-3' },
+      { id: 901, name: 'perfgate-results-attempt-3', reportId: 902 },
       { base, head },
     )
     expect(linkFlags(links)).toEqual([
@@ -155,6 +159,8 @@ describe('linksOfThisRun', () => {
       '901',
       '--artifact-name',
       'perfgate-results-attempt-3',
+      '--report-artifact-id',
+      '902',
       '--base-sha',
       base,
       '--head-sha',

@@ -18,3 +18,18 @@ export async function uploadResults(name: string, dir: string): Promise<number> 
   if (id === undefined) throw new Error(`the artifact service gave no ID for ${name}`)
   return id
 }
+
+/**
+ * uploadUnzipped uploads one file as an artifact without archiving it, so
+ * that GitHub serves the file itself (an HTML page opens in the browser).
+ * The artifact service names such an artifact after the file's basename,
+ * so the file's name is the artifact's name.
+ */
+export async function uploadUnzipped(file: string): Promise<number> {
+  const { id } = await new DefaultArtifactClient().uploadArtifact(path.basename(file), [file], path.dirname(file), {
+    retentionDays: 30,
+    skipArchive: true,
+  })
+  if (id === undefined) throw new Error(`the artifact service gave no ID for ${path.basename(file)}`)
+  return id
+}

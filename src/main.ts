@@ -17,6 +17,7 @@ import { gitIn, mergeBase, resolveRevision, type BaseRevision } from './git-base
 import { addHistoryFlag, openHistory, pairFlags, recordFlags } from './history.js'
 import { getInputs, type Inputs } from './inputs.js'
 import { keepResults } from './keep-results.js'
+import { uploadReportPage } from './report-page.js'
 import { refuseUnsafeEvent } from './refuse.js'
 import { linkedReport, linksOfThisRun } from './report-links.js'
 import { escapeMarkdown } from './markdown.js'
@@ -110,6 +111,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
 
   // The data is kept before anything is decided.
   const kept = await keepResults(name, resultsDir)
+  const reportPageId = kept.artifactId === undefined ? undefined : await uploadReportPage(resultsDir, name)
   if (inputs.mode === 'record' && history?.branch) {
     core.info(
       `history: tonight's entry is history-entry.json in artifact ${name}; mode publish adds it to branch ${history.branch.where.branch} (this job's token only reads)`,
@@ -150,7 +152,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
           linksOfThisRun(
             process.env,
             { owner: event.owner, repo: event.repo },
-            { id: kept.artifactId, name },
+            { id: kept.artifactId, name, reportId: reportPageId },
             { base: 'sha' in base ? base.sha : undefined, head: pr?.headSha || event.sha },
           ),
           acceptance,

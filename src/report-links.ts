@@ -4,8 +4,8 @@ import { getErrorMessage } from './errors.js'
 import { engineEnvironment } from './perfgate.js'
 
 /**
- * ReportLinks are what the comment links to: the workflow run, the results
- * artifact, the base…head comparison and the source lines. Every value is
+ * ReportLinks are what the comment links to: the workflow run, report.html
+ * (unzipped), the results artifact, the base…head comparison and the source lines. Every value is
  * one the action itself knows (the event, the environment, its own base
  * resolution, the API), never one read from the results: in mode comment
  * the results come from a fork.
@@ -18,6 +18,8 @@ export interface ReportLinks {
   readonly runAttempt?: number | string
   readonly artifactId?: number | string
   readonly artifactName?: string
+  /** reportArtifactId is report.html's own artifact, uploaded unzipped: the comment opens the page. */
+  readonly reportArtifactId?: number | string
   readonly baseSha?: string
   readonly headSha?: string
 }
@@ -53,6 +55,7 @@ export function linkFlags(links: ReportLinks): string[] {
   add('--run-attempt', links.runAttempt, (v) => ID.test(v) && Number.isSafeInteger(Number(v)))
   add('--artifact-id', links.artifactId, (v) => ID.test(v) && Number.isSafeInteger(Number(v)))
   add('--artifact-name', links.artifactName, (v) => ARTIFACT_NAME.test(v))
+  add('--report-artifact-id', links.reportArtifactId, (v) => ID.test(v) && Number.isSafeInteger(Number(v)))
   add('--base-sha', links.baseSha, (v) => SHA.test(v))
   add('--head-sha', links.headSha, (v) => SHA.test(v))
   return flags
@@ -121,7 +124,7 @@ export async function linkedReport(
 export function linksOfThisRun(
   env: NodeJS.ProcessEnv,
   repo: { readonly owner: string; readonly repo: string },
-  artifact: { readonly id?: number; readonly name: string },
+  artifact: { readonly id?: number; readonly name: string; readonly reportId?: number },
   shas: { readonly base?: string; readonly head?: string },
 ): ReportLinks {
   return {
@@ -131,6 +134,7 @@ export function linksOfThisRun(
     runAttempt: env.GITHUB_RUN_ATTEMPT,
     artifactId: artifact.id,
     artifactName: artifact.id === undefined ? undefined : artifact.name,
+    reportArtifactId: artifact.reportId,
     baseSha: shas.base,
     headSha: shas.head,
   }

@@ -81,7 +81,9 @@ describe('the action on a pull request with a planted regression', () => {
     if (confinable) expect(first.output).not.toContain('UNCONFINED')
     // As on GitHub's runners: the runner user, the engine through sudo -n.
     if (process.env.PERFGATE_E2E_VIA_SUDO === '1') expect(first.output).toContain('running the engine as root through sudo')
-    expect(first.artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    // report.html goes up unzipped too (local-action's stand-in zips it
+    // anyway), and the comment opens it before the zipped results.
+    expect([...first.artifacts].sort()).toEqual(['perfgate-report-perfgate-results-attempt-1.html.zip', 'perfgate-results-attempt-1.zip'])
     const zip = readFileSync(path.join(first.dir, 'artifacts', 'perfgate-results-attempt-1.zip'))
     const report = JSON.parse(new TextDecoder().decode(extractReport(zip))) as {
       environment: { confinement: string }
@@ -104,6 +106,9 @@ describe('the action on a pull request with a planted regression', () => {
     expect(comments[0].body).toContain('perfgate: regression')
     expect(comments[0].body).toMatch(/\| allocs \| [^\n]*🔴 regression/)
     expect(comments[0].body).toContain('--config perfgate.yml --base')
+    expect(comments[0].body).toMatch(
+      /\[report\.html\]\(https:\/\/github\.com\/acme\/shop\/actions\/runs\/4242\/artifacts\/\d+\) · \[results artifact\]/,
+    )
     expect(git(workspace, 'status', '--porcelain')).toBe('')
     expect(gh.count('issues/create-comment')).toBe(1)
     commentId = comments[0].id
@@ -118,7 +123,7 @@ describe('the action on a pull request with a planted regression', () => {
     expect(second.output).toContain('added by alice')
     expect(second.output).not.toMatch(/performance regression: .*allocs \+/)
     expect(second.output).toMatch(/perfgate engine: .*from cache|perfgate engine: .*built/)
-    expect(second.artifacts).toEqual(['perfgate-results-attempt-2.zip'])
+    expect(resultsArtifacts(second.artifacts)).toEqual(['perfgate-results-attempt-2.zip'])
     expect(gh.comments.get(7)?.map((c) => c.id)).toEqual([commentId])
     expect(gh.count('issues/create-comment')).toBe(1)
     expect(gh.count('issues/update-comment')).toBe(1)
@@ -138,7 +143,7 @@ describe('the action where it must not comment or cannot compare', () => {
     })
     expect(output).toContain('This pull request comes from a fork')
     expect(output).toContain('pr-gate-fork-safe.yml')
-    expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    expect(resultsArtifacts(artifacts)).toEqual(['perfgate-results-attempt-1.zip'])
     expect(summary).toContain('perfgate: regression')
     // Its read-only token only looks for main's history (the data branch
     // does not exist here) and for the accept label (action.yml's default,
@@ -172,7 +177,7 @@ describe('the action where it must not comment or cannot compare', () => {
     })
     const { output, artifacts, summary } = recorded
     expect(output).toMatch(/verdict[^\n]*pass/)
-    expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    expect(resultsArtifacts(artifacts)).toEqual(['perfgate-results-attempt-1.zip'])
     expect(summary).toContain('perfgate: recorded main')
     // The measuring job's token only reads: the entry waits in the artifact.
     expect(gh.git.files('perfgate-data')).toBeUndefined()
@@ -225,12 +230,17 @@ describe('a cancelled job', () => {
     expect(cancelled, `the first round's progress line never came:\n${output.slice(-4000)}`).toBe(true)
     expect(output).toContain('Received SIGINT: stopping perfgate')
     expect(output).toMatch(/perfgate could not run the experiment: interrupted/)
-    expect(artifacts).toEqual(['perfgate-results-attempt-1.zip'])
+    expect(resultsArtifacts(artifacts)).toEqual(['perfgate-results-attempt-1.zip'])
     // As runner (scripts/vm), what the engine wrote through sudo before the
     // signal stopped it must be the job user's to delete.
     if (process.getuid?.() !== 0) expect(rootOwned(tmp)).toEqual([])
   })
 })
+
+/** resultsArtifacts leaves out report.html's own artifact, uploaded beside the results wherever the engine wrote the page. */
+function resultsArtifacts(artifacts: string[]): string[] {
+  return artifacts.filter((a) => !a.startsWith('perfgate-report-'))
+}
 
 /** rootOwned lists up to five paths under dir that root owns. */
 function rootOwned(dir: string): string[] {

@@ -26,6 +26,7 @@ func reportCommand(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&links.RunID, "run-id", "", "the workflow run that measured, linked from the comment")
 	fs.StringVar(&links.RunAttempt, "run-attempt", "", "the run's attempt")
 	fs.StringVar(&links.ArtifactID, "artifact-id", "", "the results artifact's ID, linked from the comment")
+	fs.StringVar(&links.ReportArtifactID, "report-artifact-id", "", "the ID of the artifact holding report.html unzipped, linked from the comment as the page itself")
 	fs.StringVar(&links.ArtifactName, "artifact-name", "", "the results artifact's name, for the comment's `gh run download` command")
 	fs.StringVar(&links.BaseSHA, "base-sha", "", "the base commit, for the compare link (default: the report's own, unless --reproduce-* is given)")
 	fs.StringVar(&links.HeadSHA, "head-sha", "", "the head commit, for the compare and source links (default: as --base-sha)")

@@ -103,7 +103,7 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 // TestReportLinkFlags: the Action passes where the gate ran; the comment
-// links the run, the artifact and the compared commits, and says who
+// links the run, report.html, the artifact and the compared commits, and says who
 // accepted a regression. A copy from elsewhere (--reproduce-*) lends no
 // commit of its own to the links.
 func TestReportLinkFlags(t *testing.T) {
@@ -122,6 +122,9 @@ func TestReportLinkFlags(t *testing.T) {
 	}{
 		{links, 0, []string{"(https://github.com/acme/search/actions/runs/42)", "(https://github.com/acme/search/actions/runs/42/artifacts/7)", "/compare/" + base + "..." + head, "gh run download 42 -R acme/search -n perfgate-results"}, []string{"accepted"}},
 		{append(links, "--reproduce-config", "perfgate.yml"), 0, []string{"/artifacts/7)"}, []string{"/compare/"}},
+		// report.html, uploaded unzipped, opens from the comment, before the zipped results.
+		{append(links, "--report-artifact-id", "8"), 0, []string{"[report.html](https://github.com/acme/search/actions/runs/42/artifacts/8) · [results artifact](https://github.com/acme/search/actions/runs/42/artifacts/7)", "every profile is in the results artifact"}, []string{"report.html and every profile"}},
+		{append(links, "--report-artifact-id", "8)](https://evil.example"), 0, []string{"report.html and every profile are in the artifact"}, []string{"evil.example", "[report.html]"}},
 		{append(links, "--accepted-label", "perfgate:accept", "--accepted-by", "octocat"), 0, []string{"### ✅ perfgate: regression accepted", "added by <code>octocat</code>"}, nil},
 		{append(links, "--accepted-label", "perfgate:accept"), 2, nil, nil},
 		{append(links, "--accept-label", "ok-slower", "--accepted-label", "perfgate:accept", "--accepted-by", "octocat"), 2, nil, nil},

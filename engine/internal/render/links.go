@@ -25,6 +25,10 @@ type Links struct {
 	// ArtifactName its results artifact.
 	RunID, RunAttempt, ArtifactID string
 	ArtifactName                  string
+	// ReportArtifactID is the artifact holding report.html alone,
+	// uploaded unzipped: GitHub serves it as the page itself, one click
+	// from the comment, where the service supports it.
+	ReportArtifactID string
 	// BaseSHA and HeadSHA are the compared commits.
 	BaseSHA, HeadSHA string
 	// AcceptLabel is the pull request label that accepts a regression;
@@ -57,16 +61,17 @@ func (l Links) Checked() Links {
 		return ""
 	}
 	c := Links{
-		ServerURL:    strings.TrimSuffix(keep(safeServerURL, l.ServerURL), "/"),
-		Repository:   keep(safeRepository, l.Repository),
-		RunID:        keep(safeNumber, l.RunID),
-		RunAttempt:   keep(safeNumber, l.RunAttempt),
-		ArtifactID:   keep(safeNumber, l.ArtifactID),
-		ArtifactName: keep(safeArtifact, l.ArtifactName),
-		BaseSHA:      keep(safeCommit, l.BaseSHA),
-		HeadSHA:      keep(safeCommit, l.HeadSHA),
-		AcceptLabel:  keep(safeLabel, l.AcceptLabel),
-		AcceptedBy:   keep(safeLogin, l.AcceptedBy),
+		ServerURL:        strings.TrimSuffix(keep(safeServerURL, l.ServerURL), "/"),
+		Repository:       keep(safeRepository, l.Repository),
+		RunID:            keep(safeNumber, l.RunID),
+		RunAttempt:       keep(safeNumber, l.RunAttempt),
+		ArtifactID:       keep(safeNumber, l.ArtifactID),
+		ReportArtifactID: keep(safeNumber, l.ReportArtifactID),
+		ArtifactName:     keep(safeArtifact, l.ArtifactName),
+		BaseSHA:          keep(safeCommit, l.BaseSHA),
+		HeadSHA:          keep(safeCommit, l.HeadSHA),
+		AcceptLabel:      keep(safeLabel, l.AcceptLabel),
+		AcceptedBy:       keep(safeLogin, l.AcceptedBy),
 	}
 	if strings.Contains(c.Repository, "..") {
 		c.Repository = ""
@@ -107,6 +112,15 @@ func (l Links) artifactURL() string {
 	return repo + "/actions/runs/" + l.RunID + "/artifacts/" + l.ArtifactID
 }
 
+// reportURL opens report.html, uploaded unzipped, in the browser.
+func (l Links) reportURL() string {
+	repo := l.repositoryURL()
+	if repo == "" || l.RunID == "" || l.ReportArtifactID == "" {
+		return ""
+	}
+	return repo + "/actions/runs/" + l.RunID + "/artifacts/" + l.ReportArtifactID
+}
+
 // compareURL is GitHub's base…head view.
 func (l Links) compareURL() string {
 	repo := l.repositoryURL()
@@ -139,12 +153,16 @@ func (l Links) linksLine() string {
 		}
 	}
 	add("workflow run", l.runURL())
+	add("report.html", l.reportURL())
 	add("results artifact", l.artifactURL())
 	add("base…head", l.compareURL())
 	if len(parts) == 0 {
 		return ""
 	}
-	if l.artifactURL() != "" {
+	switch {
+	case l.artifactURL() != "" && l.reportURL() != "":
+		parts = append(parts, "every profile is in the results artifact")
+	case l.artifactURL() != "":
 		parts = append(parts, "report.html and every profile are in the artifact")
 	}
 	return strings.Join(parts, " · ")
