@@ -97,7 +97,7 @@ describe('runCommentStage', () => {
     const [c] = gh.comments.get(7) ?? []
     const reproduce = c.body.slice(c.body.indexOf('<summary>Reproduce locally</summary>'))
     expect(reproduce).toContain(
-      `<pre>git checkout ${headSha}\nsudo perfgate gate --config perf/perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `,
+      `\ngit checkout ${headSha}\nperfgate gate --config perf/perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `,
     )
     expect(reproduce).not.toMatch(/attacker|badbad/)
   }, 180_000)

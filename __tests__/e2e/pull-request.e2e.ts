@@ -280,7 +280,7 @@ describe('the fork-safe two-stage setup', () => {
     expect(comment.body).toContain('perfgate: regression')
     // Built from stage two's inputs and the run's head commit, not from the artifact.
     expect(comment.body).toContain(
-      `<pre>git checkout ${headSha}\nsudo perfgate gate --config perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `,
+      `\ngit checkout ${headSha}\nperfgate gate --config perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `,
     )
     expect(stageTwo.output).toMatch(/perfgate engine: .*built fresh for this step/)
     expect(gh.problems).toEqual([])

@@ -125,7 +125,7 @@ func TestReportLinkFlags(t *testing.T) {
 		// report.html, uploaded unzipped, opens from the comment, before the zipped results.
 		{append(links, "--report-artifact-id", "8"), 0, []string{"[report.html](https://github.com/acme/search/actions/runs/42/artifacts/8) · [results artifact](https://github.com/acme/search/actions/runs/42/artifacts/7)", "every profile is in the results artifact"}, []string{"report.html and every profile"}},
 		{append(links, "--report-artifact-id", "8)](https://evil.example"), 0, []string{"report.html and every profile are in the artifact"}, []string{"evil.example", "[report.html]"}},
-		{append(links, "--accepted-label", "perfgate:accept", "--accepted-by", "octocat"), 0, []string{"### ✅ perfgate: regression accepted", "added by <code>octocat</code>"}, nil},
+		{append(links, "--accepted-label", "perfgate:accept", "--accepted-by", "octocat"), 0, []string{"### ✅ perfgate: regression accepted", "added by `octocat`"}, nil},
 		{append(links, "--accepted-label", "perfgate:accept"), 2, nil, nil},
 		{append(links, "--accept-label", "ok-slower", "--accepted-label", "perfgate:accept", "--accepted-by", "octocat"), 2, nil, nil},
 	} {

@@ -298,7 +298,7 @@ func main() {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	if cfg.Service.Package != "./cmd/x\nversion: 2" || cfg.Load.Rate != 500 || len(cfg.Load.Requests) != 1 || cfg.Load.Requests[0].Path != "/c#d" {
+	if cfg.Service.Package != "./cmd/x\nversion: 2" || cfg.Load.Rate != 300 || len(cfg.Load.Requests) != 1 || cfg.Load.Requests[0].Path != "/c#d" {
 		t.Errorf("untrusted text changed the config: package %q, rate %v, requests %v\n%s", cfg.Service.Package, cfg.Load.Rate, cfg.Load.Requests, text)
 	}
 	for _, todo := range plan.Todo {

@@ -48,8 +48,8 @@ func ConfigYAML(plan *Plan, modulePath string) string {
 	b.WriteString("resources:\n  cpu: 1\n  memory: 256Mi\n\n")
 
 	b.WriteString("load:\n")
-	comment(&b, "  ", "Requests per second to each of base and head. A round where the service cannot keep up (achieved rate under 99%, or base and head together keeping the shared CPUs over 75% busy) is invalid and replaced; lower the rate or raise resources.cpu when that happens.")
-	b.WriteString("  rate: 500\n")
+	comment(&b, "  ", "Requests per second to each of base and head: 300, not the default 500, so that both sides and the load generator fit a 2-core runner on the first try (a gate of the example service at 500 req/s on 2 cores had a third of its rounds invalid). A round where the service cannot keep up (achieved rate under 99%, or base and head together keeping the shared CPUs over 75% busy) is invalid and replaced; raise the rate on a bigger runner, lower it when rounds are invalid.")
+	b.WriteString("  rate: 300\n")
 	comment(&b, "  ", "Sent round-robin. Here "+plan.Why["load.requests"]+".")
 	b.WriteString("  requests:\n")
 	for _, r := range plan.Requests {

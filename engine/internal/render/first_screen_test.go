@@ -44,7 +44,7 @@ func TestMarkdownRegressionWithHintAndLinks(t *testing.T) {
 		"gh run download 12345678901 -R acme/search -n perfgate-results -D perfgate-results",
 		"-diff_base perfgate-results/base.allocs.pb.gz perfgate-results/head.allocs.pb.gz",
 		"add the label `perfgate:accept`",
-		"ℹ️ Lock contention cannot show in this gate",
+		"ℹ️ About the service: 1 note", "Lock contention cannot show in this gate",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("comment lacks %q", want)

@@ -200,7 +200,7 @@ func metricsSection(rep *report.Report) string {
 			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.ShownP()),
 			outcomeIcon[m.Outcome], Text(outcome), shown(c, detectable(m)))
 	}
-	fmt.Fprintf(&b, "\n_%s_\n", pNote)
+	fmt.Fprintf(&b, "\n_%s %s_\n", pNote, likelyRangeNote)
 	if note := LatencyNote(rep); note != "" {
 		fmt.Fprintf(&b, "\n_%s_\n", note)
 	}
@@ -209,7 +209,10 @@ func metricsSection(rep *report.Report) string {
 
 // pNote says which hypothesis the metrics tables' p is against: the
 // threshold sits inside it (stats.IndifferenceShare).
-const pNote = "p is one-sided in the direction of the change, against a change of half the threshold (an increase on a row that rose, a decrease on one that fell), adjusted for the gating metrics and the look; a regression needs p ≤ alpha and the estimate above the threshold. Change is the paired estimate over the rounds and the interval its confidence interval: the first screen's likely range."
+const pNote = "p is one-sided in the direction of the change, against a change of half the threshold (an increase on a row that rose, a decrease on one that fell), adjusted for the gating metrics and the look; a regression needs p ≤ alpha and the estimate above the threshold."
+
+// likelyRangeNote ties the statistics' table to the first screen's words.
+const likelyRangeNote = "Δ is the paired estimate over the rounds (the first screen's change) and the confidence interval is the first screen's likely range."
 
 // shown passes a formatted figure of a catalog metric as it is (numbers
 // and the catalog's own units), and escapes one of a metric the report

@@ -102,24 +102,28 @@ func TestUndocumentedFieldIsRefused(t *testing.T) {
 	}
 }
 
-// TestExamplesParse: the perfgate.yml examples users copy (the README's
-// and examples/perfgate.yml) are valid files.
+// TestExamplesParse: the perfgate.yml examples users copy (the README's,
+// docs/cli.md's and examples/perfgate.yml) are valid files.
 func TestExamplesParse(t *testing.T) {
-	readme, err := os.ReadFile("../../../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "\n### perfgate.yml\n")
-	if !ok {
-		t.Fatal("README.md has no ### perfgate.yml section")
-	}
-	_, block, ok := strings.Cut(section, "```yaml\n")
-	if !ok {
-		t.Fatal("README.md's perfgate.yml section has no yaml block")
-	}
-	block, _, _ = strings.Cut(block, "```")
-	if _, err := config.Parse("README.md's perfgate.yml example", []byte(block)); err != nil {
-		t.Error(err)
+	for _, doc := range []string{"README.md", "docs/cli.md"} {
+		text, err := os.ReadFile("../../../../" + doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, block := range strings.Split(string(text), "```yaml\n")[1:] {
+			block, _, _ = strings.Cut(block, "```")
+			if !strings.Contains(block, "\nversion: 1\n") {
+				continue // a workflow, not a perfgate.yml
+			}
+			found = true
+			if _, err := config.Parse(doc+"'s perfgate.yml example", []byte(block)); err != nil {
+				t.Error(err)
+			}
+		}
+		if !found {
+			t.Errorf("%s has no perfgate.yml example (a yaml block with version: 1)", doc)
+		}
 	}
 	if _, err := config.Load("../../../../examples/perfgate.yml"); err != nil {
 		t.Error(err)
