@@ -88,6 +88,29 @@ function isReport(file: string): boolean {
   }
 }
 
+/**
+ * docExamples are the whole perfgate.yml files that README.md and docs/
+ * show, as [document, index, text]: yaml blocks with version: 1 (the rule
+ * of TestExamplesParse) or the schema line and more; other blocks are
+ * workflows, fragments of a file, or the schema line alone.
+ */
+function docExamples(): [string, number, string][] {
+  const docs = [
+    'README.md',
+    ...readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ]
+  return docs.flatMap((doc) =>
+    readFileSync(path.join(root, doc), 'utf8')
+      .split('```yaml\n')
+      .slice(1)
+      .map((block) => block.split('```')[0])
+      .filter((block) => `\n${block}`.includes('\nversion: 1\n') || (block.startsWith(schemaLine) && block.trim() !== schemaLine))
+      .map((block, index): [string, number, string] => [doc, index, block]),
+  )
+}
+
 describe('perfgate.schema.json', () => {
   const validate = compile(readSchema('perfgate.schema.json'))
 
@@ -96,11 +119,8 @@ describe('perfgate.schema.json', () => {
     expect(problems(validate, parse(text))).toEqual([])
   })
 
-  it("accepts README.md's perfgate.yml", () => {
-    const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
-    const block = /\n### perfgate\.yml\n[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1]
-    expect(block).toBeDefined()
-    expect(problems(validate, parse(block ?? ''))).toEqual([])
+  it.each(docExamples())('accepts the perfgate.yml in %s, block %i', (_doc, _index, block) => {
+    expect(problems(validate, parse(block))).toEqual([])
   })
 
   it.each(cases.invalid)('refuses $file, which the parser refuses at $key', ({ file }) => {
