@@ -1,17 +1,18 @@
 #!/usr/bin/env node
-// action-docs writes the README's inputs and outputs tables from action.yml,
-// so the documentation cannot drift from what the action accepts.
+// action-docs writes the inputs and outputs tables of docs/action.md (the
+// Action's reference, linked from the README) from action.yml, so the
+// documentation cannot drift from what the action accepts.
 //
-//   node scripts/action-docs.mjs            rewrite the tables in README.md
-//   node scripts/action-docs.mjs --check    exit 1, naming the difference, when README.md is out of date
+//   node scripts/action-docs.mjs            rewrite the tables in docs/action.md
+//   node scripts/action-docs.mjs --check    exit 1, naming the difference, when docs/action.md is out of date
 //
-// The tables go between marker lines in README.md:
+// The tables go between marker lines in docs/action.md:
 //
 //   <!-- action-docs:inputs -->  ...  <!-- action-docs:end -->
 //   <!-- action-docs:outputs --> ...  <!-- action-docs:end -->
 //
 // Options --action FILE and --readme FILE read other files (default:
-// action.yml and README.md at the repository root).
+// action.yml and docs/action.md of the repository).
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -109,7 +110,7 @@ async function loadYaml() {
 }
 
 function parseArgs(argv) {
-  const args = { check: false, action: path.join(root, 'action.yml'), readme: path.join(root, 'README.md') }
+  const args = { check: false, action: path.join(root, 'action.yml'), readme: path.join(root, 'docs', 'action.md') }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--check') args.check = true
@@ -146,11 +147,11 @@ async function main(argv) {
     const current = sectionText(readme, section)
     const expected = sectionText(wanted, section)
     if (current !== expected) {
-      console.error(`${readmeName}: the ${section} table differs from action.yml (+ missing from README, - not in action.yml):`)
+      console.error(`${readmeName}: the ${section} table differs from action.yml (+ missing from the page, - not in action.yml):`)
       console.error(describeDifference(current, expected))
     }
   }
-  console.error('Run `npm run docs` and commit README.md.')
+  console.error(`Run \`npm run docs\` and commit ${readmeName}.`)
   return 1
 }
 

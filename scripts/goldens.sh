@@ -17,8 +17,8 @@
 #   inconclusive  head = examples/regressions/power/cpu-threshold.patch, a CPU
 #                 change at the gate's threshold
 #   improvement   base = alloc-sprintf applied, head = the clean service
-#   endpoint      head = one route slower (testdata/real/slow-report.patch):
-#                 a pass whose /report latency regressed
+#   endpoint      head = one route waits 2 ms (testdata/real/slow-report.patch):
+#                 /report's latency regresses on its own (and, measured, CPU)
 #   invalid       resources.cpu 100m at 300 req/s: neither side keeps up
 #   recording     perfgate run of the clean service (mode record)
 #

@@ -176,7 +176,7 @@ dist_check() {
   (cd "$root" && node scripts/action-docs.mjs --check)
   bash "$root/scripts/actionlint.sh"
 }
-stage "action: dist/ is the build of src/, README tables match action.yml, workflows lint" dist_check
+stage "action: dist/ is the build of src/, docs/action.md tables match action.yml, workflows lint" dist_check
 
 # --- from here on, tests that measure: one at a time --------------------------
 if [ -n "$as_root_here" ]; then

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises'
 import * as path from 'node:path'
 import { checkReportKeys } from './report-keys.js'
 
-/** The engine's exit codes (README "Exit codes"). */
+/** The engine's exit codes (docs/cli.md, "Exit codes"). */
 export const EXIT = { pass: 0, regression: 1, usage: 2, infrastructure: 3, invalid: 4 } as const
 
 /**
