@@ -18,6 +18,7 @@ import { addHistoryFlag, openHistory, pairFlags, recordFlags } from './history.j
 import { getInputs, type Inputs } from './inputs.js'
 import { keepResults } from './keep-results.js'
 import { uploadReportPage } from './report-page.js'
+import { reuseEarlierGate } from './reuse-gate.js'
 import { refuseUnsafeEvent } from './refuse.js'
 import { linkedReport, linksOfThisRun } from './report-links.js'
 import { escapeMarkdown } from './markdown.js'
@@ -64,6 +65,19 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   // "reproduce locally" line then works in a user's checkout too.
   const config = path.relative(workdir, path.resolve(workspace, inputs.config)) || inputs.config
   const marker = commentMarker(inputs.workingDirectory, inputs.config)
+  // The accept label added or removed: the last gate of this commit is
+  // decided again, not measured again (reuse-gate.ts; else it measures).
+  const reused =
+    inputs.mode === 'gate'
+      ? await reuseEarlierGate(inputs, event, github.context.payload, async () => (await buildOwnEngine()).path)
+      : undefined
+  if (reused) {
+    await writeSummary(reused.markdown)
+    await core.group('Write the pull request comment', () => comment(inputs, event, marker, reused.markdown, reused.verdict))
+    const failure = failureFor(reused.verdict, reused.reason, inputs.failOn, reused.acceptance)
+    if (failure) core.setFailed(failure)
+    return
+  }
   const resultsDir = resultsDirFor('results', marker)
   await rm(resultsDir, { recursive: true, force: true })
   await mkdir(resultsDir, { recursive: true })

@@ -39,6 +39,18 @@ export interface FakeArtifact {
   zip: Uint8Array
 }
 
+/** FakeWorkflowRun is one run of a workflow, as the runs list shows it. */
+export interface FakeWorkflowRun {
+  id: number
+  /** workflow is the workflow's file name, which the API takes for workflow_id. */
+  workflow: string
+  headSha: string
+  event: string
+  runAttempt?: number
+  /** pullNumbers are the pull requests GitHub lists on the run (none for a fork's). */
+  pullNumbers?: number[]
+}
+
 export interface FakeIssue {
   number: number
   title: string
@@ -70,6 +82,8 @@ export class FakeGitHub {
   comments = new Map<number, FakeComment[]>()
   pulls: FakePull[] = []
   artifacts = new Map<number, FakeArtifact[]>()
+  /** workflowRuns are the repository's runs, newest first as GitHub lists them. */
+  workflowRuns: FakeWorkflowRun[] = []
   issues: FakeIssue[] = []
   /** labels are a pull request's labels now, by number (issues keep theirs in FakeIssue.labels). */
   labels = new Map<number, string[]>()
@@ -337,6 +351,45 @@ export class FakeGitHub {
             archive_download_url: `${this.url}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}/zip`,
           })),
         })
+        return
+      }
+      case 'actions/list-workflow-runs': {
+        const matching = this.workflowRuns
+          .filter((r) => r.workflow === p.workflow_id)
+          .filter((r) => !query.has('head_sha') || r.headSha === query.get('head_sha'))
+          .filter((r) => !query.has('event') || r.event === query.get('event'))
+        const { items, headers } = this.page(matching, query, url)
+        const run = sample('actions/get-workflow-run')
+        send(
+          200,
+          {
+            total_count: matching.length,
+            workflow_runs: items.map((r) => ({
+              ...run,
+              id: r.id,
+              head_sha: r.headSha,
+              event: r.event,
+              run_attempt: r.runAttempt ?? 1,
+              path: `.github/workflows/${r.workflow}`,
+              pull_requests: (r.pullNumbers ?? []).map((number) => ({
+                id: number,
+                number,
+                url: `${this.url}/repos/${this.owner}/${this.repo}/pulls/${number}`,
+                head: {
+                  ref: 'feature',
+                  sha: r.headSha,
+                  repo: { id: 1, url: `${this.url}/repos/${this.owner}/${this.repo}`, name: this.repo },
+                },
+                base: {
+                  ref: 'main',
+                  sha: 'b'.repeat(40),
+                  repo: { id: 1, url: `${this.url}/repos/${this.owner}/${this.repo}`, name: this.repo },
+                },
+              })),
+            })),
+          },
+          headers,
+        )
         return
       }
       case 'actions/download-artifact': {

@@ -1,0 +1,249 @@
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
+import { strToU8, zipSync } from 'fflate'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { recorded, reset } from './support/core-fake.js'
+import { FakeGitHub } from './support/fake-github.js'
+
+vi.mock('@actions/core', () => import('./support/core-fake.js'))
+const { acceptLabelChanged, reuseEarlierGate, withNote } = await import('../src/reuse-gate.js')
+const { workflowFile } = await import('../src/earlier-gate.js')
+const { describeEvent } = await import('../src/event.js')
+const { getInputs } = await import('../src/inputs.js')
+const { failureFor } = await import('../src/step-failure.js')
+
+// An accept label added or removed, against the fake API (every request and
+// answer checked against GitHub's REST description), with a real
+// report.json of a gate (the example service's planted allocation
+// regression) and this action's own engine, behind a stand-in that records
+// each subcommand it is asked for: a gate must never be one of them.
+const headSha = 'f'.repeat(40)
+const otherSha = 'e'.repeat(40)
+const label = 'perfgate:accept'
+const recordedGate = JSON.parse(
+  readFileSync(path.join(import.meta.dirname, '../engine/internal/hints/testdata/alloc-sprintf/report.json'), 'utf8'),
+) as { build: { base: Record<string, unknown>; head: Record<string, unknown> }; complete: boolean }
+
+let tmp: string
+let engineLog: string
+let engine: string
+let gh: FakeGitHub
+const saved = { ...process.env }
+
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-reuse-'))
+  const real = path.join(tmp, 'perfgate-real')
+  execFileSync('go', ['build', '-o', real, './cmd/perfgate'], { cwd: path.join(import.meta.dirname, '../engine'), stdio: 'inherit' })
+  engineLog = path.join(tmp, 'engine.log')
+  engine = path.join(tmp, 'perfgate')
+  // Only `perfgate report` reaches the engine; anything else is recorded and fails.
+  writeFileSync(engine, `#!/bin/sh\necho "$1" >> '${engineLog}'\n[ "$1" = report ] || exit 3\nexec '${real}' "$@"\n`)
+  chmodSync(engine, 0o755)
+}, 300_000)
+afterAll(() => {
+  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
+  Object.assign(process.env, saved)
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+beforeEach(async () => {
+  reset()
+  rmSync(engineLog, { force: true })
+  gh = new FakeGitHub()
+  await gh.start()
+  Object.assign(process.env, {
+    GITHUB_API_URL: gh.url,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_WORKFLOW_REF: 'acme/shop/.github/workflows/pr-gate.yml@refs/pull/7/merge',
+    GITHUB_RUN_ID: '5000',
+    RUNNER_TEMP: path.join(tmp, 'runner'),
+  })
+  mkdirSync(process.env.RUNNER_TEMP!, { recursive: true })
+  gh.pulls = [{ number: 7, headSha, headRepo: 'acme/shop', state: 'open' }]
+  // Run 4990 gated the head commit; run 5000 is this one, started by the label.
+  gh.workflowRuns = [
+    { id: 5000, workflow: 'pr-gate.yml', headSha, event: 'pull_request', pullNumbers: [7] },
+    { id: 4990, workflow: 'pr-gate.yml', headSha, event: 'pull_request', pullNumbers: [7] },
+  ]
+  keepArtifact(4990, gateOf(headSha))
+})
+afterEach(async () => {
+  await gh.stop()
+  expect(gh.problems).toEqual([])
+})
+
+/** gateOf is the recorded gate's report.json, as a gate of commit sha. */
+function gateOf(sha: string, change: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    ...recordedGate,
+    build: {
+      ...recordedGate.build,
+      base: { ...recordedGate.build.base, revision: 'b'.repeat(40) },
+      head: { ...recordedGate.build.head, revision: sha },
+    },
+    ...change,
+  })
+}
+
+/** keepArtifact lists a results artifact holding report.json under a run, as the gate's upload did. */
+function keepArtifact(runId: number, reportJson: string): void {
+  const zip = zipSync({ 'report.json': strToU8(reportJson), 'report.html': strToU8('<html></html>') })
+  gh.artifacts.set(runId, [{ id: 77, name: 'perfgate-results-attempt-1', sizeInBytes: zip.byteLength, zip }])
+}
+
+const labelEvent = (action: string, name = label) =>
+  describeEvent({
+    eventName: 'pull_request',
+    repo: { owner: 'acme', repo: 'shop' },
+    sha: 'c'.repeat(40),
+    payload: {
+      action,
+      label: { name },
+      pull_request: {
+        number: 7,
+        head: { sha: headSha, repo: { full_name: 'acme/shop' } },
+        base: { ref: 'main', repo: { full_name: 'acme/shop' } },
+      },
+    },
+  })
+const payload = (action: string, name = label): Record<string, unknown> => ({ action, label: { name } })
+const inputs = () => getInputs((name) => ({ token: 't0ken', 'accept-label': label })[name] ?? '')
+const reuse = (action: string, name = label) =>
+  reuseEarlierGate(inputs(), labelEvent(action, name), payload(action, name), () => Promise.resolve(engine))
+const engineCalls = (): string[] => (existsSync(engineLog) ? readFileSync(engineLog, 'utf8').trim().split('\n') : [])
+const log = (): string => recorded.infos.join('\n')
+
+describe('an accept label added or removed', () => {
+  it("added after a gate of the same commit: that gate's regression is re-rendered as accepted, nothing is measured", async () => {
+    gh.addLabel(7, label, 'alice')
+    const reused = await reuse('labeled')
+    expect(reused, log()).toBeDefined()
+    expect(reused!.verdict).toBe('regression')
+    expect(reused!.acceptance).toEqual({ label, by: 'alice' })
+    expect(failureFor(reused!.verdict, reused!.reason, 'regression', reused!.acceptance)).toBe('')
+    expect(reused!.markdown).toContain('perfgate: regression accepted')
+    expect(reused!.markdown).toContain("Re-rendered from run 4990's measurement of `ffffffffffff`: the label changed, the code did not")
+    // The links are the measuring run's and its artifact's.
+    expect(reused!.markdown).toContain('(https://github.com/acme/shop/actions/runs/4990/artifacts/77)')
+    expect(engineCalls().every((c) => c === 'report')).toBe(true)
+    expect(engineCalls().length).toBeGreaterThan(0)
+    expect(recorded.outputs.verdict).toBe('regression')
+    expect(recorded.outputs['accepted-by']).toBe('alice')
+    expect(gh.count('actions/list-workflow-runs')).toBe(1)
+    expect(gh.count('actions/download-artifact')).toBe(1)
+  })
+
+  it('removed: the same gate is decided again, and the regression fails', async () => {
+    gh.addLabel(7, label, 'alice')
+    gh.removeLabel(7, label, 'bob')
+    const reused = await reuse('unlabeled')
+    expect(reused, log()).toBeDefined()
+    expect(reused!.acceptance).toBeUndefined()
+    expect(failureFor(reused!.verdict, reused!.reason, 'regression', reused!.acceptance)).toMatch(/^performance regression: /)
+    expect(engineCalls().every((c) => c === 'report')).toBe(true)
+  })
+
+  it('skips runs of the commit that kept no artifact (earlier label events) for the one that measured', async () => {
+    gh.workflowRuns.splice(1, 0, { id: 4995, workflow: 'pr-gate.yml', headSha, event: 'pull_request', pullNumbers: [7] })
+    gh.addLabel(7, label, 'alice')
+    const reused = await reuse('labeled')
+    expect(reused?.markdown).toContain("Re-rendered from run 4990's measurement")
+  })
+
+  it('the last gate measured another commit (a push since): measures', async () => {
+    gh.workflowRuns = gh.workflowRuns.map((r) => (r.id === 4990 ? { ...r, headSha: otherSha } : r))
+    gh.addLabel(7, label, 'alice')
+    expect(await reuse('labeled')).toBeUndefined()
+    expect(log()).toMatch(/measuring again: no earlier run of pr-gate\.yml measured ffffffffffff for pull request #7/)
+    expect(engineCalls()).toEqual([])
+  })
+
+  it('no artifact (expired, or never uploaded): measures', async () => {
+    gh.artifacts.delete(4990)
+    gh.addLabel(7, label, 'alice')
+    expect(await reuse('labeled')).toBeUndefined()
+    expect(log()).toMatch(/measuring again: none of the 1 earlier run\(s\) of pr-gate\.yml .* has an artifact perfgate-results-attempt-N/)
+    expect(engineCalls()).toEqual([])
+  })
+
+  it("the artifact's report.json is a gate of another commit: measures", async () => {
+    keepArtifact(4990, gateOf(otherSha))
+    gh.addLabel(7, label, 'alice')
+    expect(await reuse('labeled')).toBeUndefined()
+    expect(log()).toContain(`measuring again: run 4990's perfgate-results-attempt-1: it measured ${otherSha}, not ${headSha}`)
+    expect(engineCalls()).toEqual(['report'])
+    expect(recorded.outputs.verdict).toBeUndefined()
+  })
+
+  it('an interrupted gate, a recording, or a report the engine refuses: measures', async () => {
+    gh.addLabel(7, label, 'alice')
+    keepArtifact(4990, gateOf(headSha, { complete: false }))
+    expect(await reuse('labeled')).toBeUndefined()
+    expect(log()).toContain('its gate did not complete')
+    keepArtifact(4990, gateOf(headSha, { mode: 'record' }))
+    expect(await reuse('labeled')).toBeUndefined()
+    expect(log()).toContain('it is a recording (mode record), not a gate')
+    keepArtifact(4990, gateOf(headSha, { verdict: 7 }))
+    expect(await reuse('labeled')).toBeUndefined()
+    expect(log()).toContain('the engine refused its report.json')
+    // Case twins that the engine and JSON.parse read differently.
+    keepArtifact(4990, gateOf(headSha).replace(/^\{/, '{"Verdict":"pass",'))
+    expect(await reuse('labeled')).toBeUndefined()
+    expect(engineCalls().every((c) => c === 'report')).toBe(true)
+  })
+
+  it('a token without actions: read: measures, and says which permission', async () => {
+    gh.fail('GET /repos/acme/shop/actions/workflows/pr-gate.yml/runs', { status: 403, message: 'Resource not accessible by integration' })
+    gh.addLabel(7, label, 'alice')
+    expect(await reuse('labeled')).toBeUndefined()
+    expect(log()).toMatch(
+      /measuring again: listing the runs of pr-gate\.yml failed \(.*Resource not accessible by integration.*\); give the job `permissions: actions: read`/,
+    )
+  })
+
+  it('with comment: never (the fork-safe stage one, whose artifact stage two comments from): measures', async () => {
+    gh.addLabel(7, label, 'alice')
+    const silent = getInputs((name) => ({ token: 't0ken', 'accept-label': label, comment: 'never' })[name] ?? '')
+    expect(await reuseEarlierGate(silent, labelEvent('labeled'), payload('labeled'), () => Promise.resolve(engine))).toBeUndefined()
+    expect(log()).toContain('with comment: never another stage comments from this run')
+    expect(gh.requests).toEqual([])
+  })
+
+  it('another label, or a push: measures without asking anything', async () => {
+    expect(await reuse('labeled', 'bug')).toBeUndefined()
+    expect(await reuse('synchronize')).toBeUndefined()
+    expect(gh.requests).toEqual([])
+    expect(engineCalls()).toEqual([])
+  })
+})
+
+describe('acceptLabelChanged', () => {
+  it('is the accept label added or removed on a pull_request event, compared without case', () => {
+    expect(acceptLabelChanged('pull_request', payload('labeled', 'PerfGate:Accept'), label)).toBe(true)
+    expect(acceptLabelChanged('pull_request', payload('unlabeled'), label)).toBe(true)
+    expect(acceptLabelChanged('pull_request', payload('synchronize'), label)).toBe(false)
+    expect(acceptLabelChanged('pull_request', payload('labeled', 'bug'), label)).toBe(false)
+    expect(acceptLabelChanged('pull_request', payload('labeled'), '')).toBe(false)
+    expect(acceptLabelChanged('pull_request_target', payload('labeled'), label)).toBe(false)
+    expect(acceptLabelChanged('pull_request', { action: 'labeled' }, label)).toBe(false)
+  })
+})
+
+describe('workflowFile', () => {
+  it("is the file name in GITHUB_WORKFLOW_REF, which the API takes for the workflow's ID", () => {
+    expect(workflowFile('acme/shop/.github/workflows/pr-gate.yml@refs/pull/7/merge')).toBe('pr-gate.yml')
+    expect(workflowFile('acme/shop/.github/workflows/gate.yaml@refs/heads/main')).toBe('gate.yaml')
+    expect(workflowFile('')).toBe('')
+    expect(workflowFile('acme/shop/elsewhere/x.yml@main')).toBe('')
+  })
+})
+
+describe('withNote', () => {
+  it("goes under the report's heading", () => {
+    expect(withNote('<!-- perfgate:report -->\n### perfgate: pass\n\nbody', 'note')).toBe(
+      '<!-- perfgate:report -->\n### perfgate: pass\n\n_note_\n\nbody',
+    )
+  })
+})
