@@ -90,10 +90,14 @@ function gateOf(sha: string, change: Record<string, unknown> = {}): string {
 /** keepArtifact lists a results artifact holding report.json under a run, as the gate's upload did. */
 function keepArtifact(runId: number, reportJson: string): void {
   const zip = zipSync({ 'report.json': strToU8(reportJson), 'report.html': strToU8('<html></html>') })
-  gh.artifacts.set(runId, [{ id: 77, name: 'perfgate-results-attempt-1', sizeInBytes: zip.byteLength, zip }])
+  const page = strToU8('<html></html>')
+  gh.artifacts.set(runId, [
+    { id: 77, name: 'perfgate-results-attempt-1', sizeInBytes: zip.byteLength, zip },
+    { id: 78, name: 'perfgate-report-perfgate-results-attempt-1.html', sizeInBytes: page.byteLength, zip: page },
+  ])
 }
 
-const labelEvent = (action: string, name = label) =>
+const labelEvent = (action: string, name = label, headRepo = 'acme/shop') =>
   describeEvent({
     eventName: 'pull_request',
     repo: { owner: 'acme', repo: 'shop' },
@@ -103,7 +107,7 @@ const labelEvent = (action: string, name = label) =>
       label: { name },
       pull_request: {
         number: 7,
-        head: { sha: headSha, repo: { full_name: 'acme/shop' } },
+        head: { sha: headSha, repo: { full_name: headRepo } },
         base: { ref: 'main', repo: { full_name: 'acme/shop' } },
       },
     },
@@ -126,13 +130,25 @@ describe('an accept label added or removed', () => {
     expect(reused!.markdown).toContain('perfgate: regression accepted')
     expect(reused!.markdown).toContain("Re-rendered from run 4990's measurement of `ffffffffffff`: the label changed, the code did not")
     // The links are the measuring run's and its artifact's.
-    expect(reused!.markdown).toContain('(https://github.com/acme/shop/actions/runs/4990/artifacts/77)')
+    expect(reused!.markdown).toContain(
+      '[report.html](https://github.com/acme/shop/actions/runs/4990/artifacts/78) · [results artifact](https://github.com/acme/shop/actions/runs/4990/artifacts/77)',
+    )
     expect(engineCalls().every((c) => c === 'report')).toBe(true)
     expect(engineCalls().length).toBeGreaterThan(0)
     expect(recorded.outputs.verdict).toBe('regression')
     expect(recorded.outputs['accepted-by']).toBe('alice')
     expect(gh.count('actions/list-workflow-runs')).toBe(1)
     expect(gh.count('actions/download-artifact')).toBe(1)
+  })
+
+  it("a fork's pull request: re-rendered, without a link to the page its run uploaded", async () => {
+    gh.pulls = [{ number: 7, headSha, headRepo: 'mallory/shop', state: 'open' }]
+    gh.addLabel(7, label, 'alice')
+    const reused = await reuseEarlierGate(inputs(), labelEvent('labeled', label, 'mallory/shop'), payload('labeled'), () =>
+      Promise.resolve(engine),
+    )
+    expect(reused?.markdown).toContain('(https://github.com/acme/shop/actions/runs/4990/artifacts/77)')
+    expect(reused?.markdown).not.toContain('[report.html]')
   })
 
   it('removed: the same gate is decided again, and the regression fails', async () => {

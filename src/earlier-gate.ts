@@ -1,5 +1,6 @@
 import { getErrorMessage } from './errors.js'
 import type { Octokit } from './octokit.js'
+import { reportPageName } from './report-page.js'
 import { downloadNewestAttempt, type RunArtifact } from './run-artifact.js'
 
 /** EarlierGate is a finished run of this workflow for the same head commit, and its results artifact. */
@@ -20,6 +21,31 @@ export interface EarlierGateQuery {
   readonly headSha: string
   /** artifactName is the artifact-name input (the attempt suffix is added by the upload). */
   readonly artifactName: string
+}
+
+/**
+ * findReportPage is the ID of the run's report.html uploaded unzipped next
+ * to the results artifact (report-page.ts), or undefined: it is a
+ * convenience, so a failure to list it only leaves the link out.
+ */
+export async function findReportPage(
+  octokit: Octokit,
+  run: { readonly owner: string; readonly repo: string; readonly runId: number },
+  resultsArtifactName: string,
+): Promise<number | undefined> {
+  const name = reportPageName(resultsArtifactName)
+  try {
+    const { data } = await octokit.rest.actions.listWorkflowRunArtifacts({
+      owner: run.owner,
+      repo: run.repo,
+      run_id: run.runId,
+      name,
+      per_page: 10,
+    })
+    return data.artifacts.find((a) => a.name === name && !a.expired)?.id
+  } catch {
+    return undefined
+  }
 }
 
 /**

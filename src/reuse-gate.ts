@@ -4,7 +4,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { acceptRegression } from './accept-label.js'
 import { reproduceFlags } from './comment-stage.js'
-import { findEarlierGate, type EarlierGate } from './earlier-gate.js'
+import { findEarlierGate, findReportPage, type EarlierGate } from './earlier-gate.js'
 import { getErrorMessage } from './errors.js'
 import type { EventInfo } from './event.js'
 import type { Inputs } from './inputs.js'
@@ -113,11 +113,12 @@ async function reuse(
     outcome.verdict === 'regression'
       ? await acceptRegression(() => octokit, { owner: event.owner, repo: event.repo, pullNumber, label: inputs.acceptLabel })
       : undefined
-  const rendered = await renderReport(
-    binary,
-    reportArgs(reportJson, linksOf(event, found, sha), acceptance, reproduceFlags(inputs, sha)),
-    dir,
-  )
+  // A fork's run wrote that page: the comment of this repository does not link it.
+  const reportPage = event.pullRequest?.fork
+    ? undefined
+    : await findReportPage(octokit, { owner: event.owner, repo: event.repo, runId: found.runId }, found.artifact.name)
+  const links = linksOf(event, found, sha, reportPage)
+  const rendered = await renderReport(binary, reportArgs(reportJson, links, acceptance, reproduceFlags(inputs, sha)), dir)
   if ('error' in rendered) return { none: `rendering run ${found.runId}'s report.json failed: ${rendered.error}` }
   const note = `Re-rendered from run ${found.runId}'s measurement of \`${sha.slice(0, 12)}\`: the label changed, the code did not (no build, no measurement in this run).`
   core.info(note.replaceAll('`', ''))
@@ -154,7 +155,7 @@ async function whyNotReusable(binary: string, reportJson: string, dir: string, s
 }
 
 /** linksOf points the comment at the run that measured and its artifact, and at the commit the event names. */
-function linksOf(event: EventInfo, found: EarlierGate, sha: string): ReportLinks {
+function linksOf(event: EventInfo, found: EarlierGate, sha: string, reportArtifactId: number | undefined): ReportLinks {
   return {
     repository: `${event.owner}/${event.repo}`,
     serverUrl: process.env.GITHUB_SERVER_URL,
@@ -162,6 +163,7 @@ function linksOf(event: EventInfo, found: EarlierGate, sha: string): ReportLinks
     runAttempt: found.runAttempt,
     artifactId: found.artifact.id,
     artifactName: found.artifact.name,
+    reportArtifactId,
     headSha: sha,
   }
 }
