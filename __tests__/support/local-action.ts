@@ -63,6 +63,8 @@ export interface Scenario {
   job?: string
   /** onOutput sees the output as it grows, e.g. to cancel the job midway. */
   onOutput?: (output: string) => void
+  /** env sets or overrides the runner's variables, e.g. another GITHUB_RUN_ID. */
+  env?: Record<string, string>
 }
 
 /** Checkout is where a scenario runs: the fake API, the scenarios' scratch directory, the checked-out workspace and its commit. */
@@ -139,6 +141,7 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
     LOCAL_ACTION_WORKSPACE: path.join(run, 'runner'),
     LOCAL_ACTION_ARTIFACT_PATH: path.join(run, 'artifacts'),
     LOCAL_ACTION_CACHE_PATH: path.join(tmp, 'cache'),
+    ...scenario.env,
   }
   const dotenv = path.join(run, '.env')
   writeFileSync(
