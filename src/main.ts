@@ -117,7 +117,9 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
     ]
     exitCode = await runPerfgate(engine.path, withTarget(addHistoryFlag(args, history), inputs), workdir, started)
   } else if ('sha' in base) {
-    const args = ['gate', '--config', config, '--base', base.sha, '--head', workdir, '--out', resultsDir]
+    // --fail-on only tells the engine what the check does with each
+    // verdict, so that the comment says it truly; the step fails below.
+    const args = ['gate', '--config', config, '--base', base.sha, '--head', workdir, '--out', resultsDir, '--fail-on', inputs.failOn]
     exitCode = await runPerfgate(engine.path, withTarget(addHistoryFlag(args, history), inputs), workdir, started)
   } else {
     await writeFile(path.join(resultsDir, 'report.md'), noBaselineReport(base.none))
