@@ -104,7 +104,7 @@ describe('the action on a pull request with a planted regression', () => {
     expect(comments).toHaveLength(1)
     expect(comments[0].body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')
     expect(comments[0].body).toContain('perfgate: regression')
-    expect(comments[0].body).toMatch(/\| allocs \| [^\n]*🔴 regression/)
+    expect(comments[0].body).toMatch(/\| Allocations per request \| [^\n]*🔴 regression/)
     expect(comments[0].body).toContain('--config perfgate.yml --base')
     expect(comments[0].body).toMatch(
       /\[report\.html\]\(https:\/\/github\.com\/acme\/shop\/actions\/runs\/4242\/artifacts\/\d+\) · \[results artifact\]/,

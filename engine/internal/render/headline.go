@@ -32,7 +32,8 @@ func headline(rep *report.Report, links Links) string {
 	case report.Inconclusive:
 		return "**Not decided**: " + undecidedSentence(outcomeMetrics(rep, report.Inconclusive)) + "; nothing is known to have regressed."
 	case report.Invalid:
-		return "**The measurement is invalid**: too few rounds could be compared. " + Prose(rep.Reason)
+		// The reason starts with the verdict's own words; said once.
+		return "**The measurement is invalid**: too few rounds could be compared: " + Prose(strings.TrimPrefix(rep.Reason, "invalid measurement: "))
 	}
 	return "**perfgate could not finish**: " + Prose(rep.Reason)
 }
