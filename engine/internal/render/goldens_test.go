@@ -225,10 +225,14 @@ func commentDisagreements(rep *report.Report, md string) disagreements {
 			t.Errorf("the comment says %s req/s; load.rate is %v", m[1], rep.Config.Load.Rate)
 		}
 	}
-	// The headline's change is the metric's.
-	if h := regexp.MustCompile(`\*\*([A-Z][a-z ]+[a-z]) ([+-]\d+\.\d%)`).FindStringSubmatch(md); h != nil {
+	// The headline's change is the metric's, and its amount the same
+	// change in the metric's unit (not the medians' difference).
+	if h := regexp.MustCompile(`\*\*([A-Z][a-z ]+[a-z]) ([+-]\d+\.\d%)(?: \(([+-][^)]+)\))?`).FindStringSubmatch(md); h != nil {
 		if m, ok := metricByTitle(rep, h[1]); ok {
 			t.agrees("the headline", h[2], m.Delta, false)
+			if h[3] != "" {
+				t.agrees("the headline's amount", h[3], m.Base*m.Delta, isLatency(m.Name))
+			}
 		} else {
 			t.Errorf("the headline names %q, no metric of report.json", h[1])
 		}
@@ -256,6 +260,7 @@ func TestCommentAgreesWithReport(t *testing.T) {
 		strings.Replace(md, fmt.Sprintf(" at %v req/s", rep.Config.Load.Rate), " at 500 req/s", 1),
 		strings.Replace(md, "| "+shownAllocs+" |", "| +1.0% |", 1),
 		regexp.MustCompile(`<sub>\d+ valid`).ReplaceAllString(md, "<sub>1000 valid"),
+		strings.Replace(md, fmt.Sprintf("(%s)**", metric.Allocs.FormatAmount(allocs.Base*allocs.Delta)), "(+1 allocs/req)**", 1),
 	} {
 		if tampered == md {
 			t.Fatal("the tampering did not change the comment; update the test to the regression run's comment")
