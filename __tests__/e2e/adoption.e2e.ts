@@ -40,7 +40,9 @@ afterAll(async () => {
 
 describe.runIf(wanted)('a new user gates go-httpbin with what perfgate init wrote', () => {
   it('init writes the files, and the action gates a pull request and comments', async () => {
-    expect(existsSync(httpbin), `${httpbin} is not in the module cache: go mod download github.com/mccutchen/go-httpbin/v2@v2.15.0`).toBe(true)
+    expect(existsSync(httpbin), `${httpbin} is not in the module cache: go mod download github.com/mccutchen/go-httpbin/v2@v2.15.0`).toBe(
+      true,
+    )
     const started = Date.now()
     tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-adoption-'))
     const origin = path.join(tmp, 'origin')
