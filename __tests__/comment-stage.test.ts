@@ -77,7 +77,7 @@ describe('runCommentStage', () => {
     await runCommentStage(inputs, event())
     const [c] = gh.comments.get(7) ?? []
     expect(c.body.split('\n')[0]).toBe('<!-- perfgate:report config=perfgate.yml -->')
-    expect(c.body).toContain('fmt\\.Sprintf')
+    expect(c.body).toContain('`fmt.Sprintf`')
     expect(gh.comments.get(99)).toBeUndefined()
     // The verdict output is the recorded gate's own, whatever it was.
     expect(outputs()).toContain(`verdict<<`)
@@ -120,7 +120,7 @@ describe('runCommentStage', () => {
       await runCommentStage(inputs, event())
       const [c] = gh.comments.get(7) ?? []
       expect(c.body).not.toContain('PLANTED')
-      expect(c.body).toContain('fmt\\.Sprintf')
+      expect(c.body).toContain('`fmt.Sprintf`')
       expect(existsSync(ran)).toBe(false)
     } finally {
       rmSync(path.dirname(planted), { recursive: true, force: true })
