@@ -13,6 +13,7 @@ import (
 var htmlTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"title":    metricTitle,
 	"value":    func(m report.Metric, v float64) string { return metric.Of(m).Format(v) },
 	"change":   func(m report.Metric, v float64) string { return metric.Of(m).FormatChange(v) },
 	"interval": func(m report.Metric) string { return metric.Of(m).FormatInterval(m.CI[0], m.CI[1]) },
@@ -76,4 +77,14 @@ func HTML(rep *report.Report) (string, error) {
 		return "", err
 	}
 	return removeFormat(b.String()), nil
+}
+
+// metricTitle is a metric's name on the page in the catalog's words, as
+// the comment says it ("CPU per request"); a name the catalog does not
+// know stays as the report has it (html/template escapes it).
+func metricTitle(name string) string {
+	if c, ok := metric.Lookup(name); ok && c.Title != "" {
+		return UpperFirst(c.Title)
+	}
+	return name
 }

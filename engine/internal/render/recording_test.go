@@ -77,7 +77,7 @@ func TestHTMLRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<title>perfgate: recorded main</title>", `<h1 class="pass">perfgate: recorded main</h1>`, `<table id="medians">`, "<td>allocs</td><td>89.44 allocs/req</td><td>2</td>", "<td>errors</td><td>0.04%</td>"} {
+	for _, want := range []string{"<title>perfgate: recorded main</title>", `<h1 class="pass">perfgate: recorded main</h1>`, `<table id="medians">`, "<td>Allocations per request</td><td>89.44 allocs/req</td><td>2</td>", "<td>Error rate</td><td>0.04%</td>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
