@@ -21,8 +21,10 @@ const workflowBody = `name: perfgate
 on:
   pull_request:
     # labeled/unlabeled: adding or removing the accept label (perfgate:accept)
-    # gates again. Every label change re-measures: pull_request cannot filter
-    # by label name, and skipping the job with an if: on
+    # decides again from the last gate of the same head commit, without
+    # measuring (its results artifact, read with actions: read; if there is
+    # none, it measures). Any other label re-measures: pull_request cannot
+    # filter by label name, and skipping the job with an if: on
     # github.event.label.name is not safe (a job skipped by a condition
     # reports success, which would turn a failing required check green).
     types: [opened, synchronize, reopened, labeled, unlabeled]
@@ -41,6 +43,7 @@ jobs:
     permissions:
       contents: read        # check out the code
       pull-requests: write  # write the sticky comment; read the accept label and who added it
+      actions: read         # on an accept-label change, find the last gate's results for the same commit instead of measuring again
     steps:
       - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
         with:
