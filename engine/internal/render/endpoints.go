@@ -40,7 +40,7 @@ func endpointsSection(rep *report.Report) string {
 		for _, md := range e.Summary {
 			c := metric.OfMedian(md)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | | | median only |\n",
-				request, UpperFirst(medianTitle(md)), shown(c, c.Format(md.Base)), shown(c, c.Format(md.Head)), shown(c, c.FormatChange(md.Delta)))
+				request, UpperFirst(titleOfName(md.Name)), shown(c, c.Format(md.Base)), shown(c, c.Format(md.Head)), shown(c, c.FormatChange(md.Delta)))
 			request = ""
 		}
 	}
@@ -90,12 +90,4 @@ func endpointsLine(rep *report.Report) string {
 		subject = fmt.Sprintf("%d request lines regressed on their own", len(regressed))
 	}
 	return fmt.Sprintf("**%s** (reported only): %s.\n", subject, strings.Join(regressed, "; "))
-}
-
-// medianTitle is a median-only figure's name in the catalog's words.
-func medianTitle(md report.Median) string {
-	if c, ok := metric.Lookup(md.Name); ok && c.Title != "" {
-		return c.Title
-	}
-	return Text(md.Name)
 }

@@ -122,11 +122,24 @@ func changeSentence(rep *report.Report, ms []report.Metric, others string) strin
 
 // titleOf is a metric's name in a sentence: the catalog's title, or the
 // report's own name, escaped.
-func titleOf(m report.Metric) string {
-	if c, ok := metric.Lookup(m.Name); ok && c.Title != "" {
+func titleOf(m report.Metric) string { return titleOfName(m.Name) }
+
+// titleOfName is titleOf for a metric known by its name alone (a median,
+// a paired estimate).
+func titleOfName(name string) string {
+	if t := catalogTitle(name); t != "" {
+		return t
+	}
+	return Text(name)
+}
+
+// catalogTitle is the catalog's title of a metric name, "" for a name the
+// catalog does not know (or gives no title).
+func catalogTitle(name string) string {
+	if c, ok := metric.Lookup(name); ok {
 		return c.Title
 	}
-	return Text(m.Name)
+	return ""
 }
 
 // changeInUnits shows a change as a reviewer reads it: "+37.0% (+33.2

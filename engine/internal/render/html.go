@@ -83,8 +83,8 @@ func HTML(rep *report.Report) (string, error) {
 // the comment says it ("CPU per request"); a name the catalog does not
 // know stays as the report has it (html/template escapes it).
 func metricTitle(name string) string {
-	if c, ok := metric.Lookup(name); ok && c.Title != "" {
-		return UpperFirst(c.Title)
+	if t := catalogTitle(name); t != "" {
+		return UpperFirst(t)
 	}
 	return name
 }

@@ -41,7 +41,7 @@ func pairedSection(rep *report.Report) string {
 	fmt.Fprintf(&b, "#### Against %s, measured at the same time\n\n", Text(shortRevision(rep.PairedWith)))
 	fmt.Fprintf(&b, "| metric | change | %s interval |\n|---|---:|---:|\n", pairedLevel(rep))
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", UpperFirst(medianTitle(report.Median{Name: r[0]})), r[1], r[2])
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", UpperFirst(titleOfName(r[0])), r[1], r[2])
 	}
 	b.WriteString("\nNothing is decided here: `perfgate trend` reads these night to night.\n")
 	return b.String()

@@ -48,7 +48,7 @@ func mediansSection(rep *report.Report) string {
 	for _, md := range rep.Summary {
 		if md.HeadRuns > 0 {
 			c := metric.OfMedian(md)
-			rows = append(rows, fmt.Sprintf("| %s | %s | %d |", UpperFirst(medianTitle(md)), shown(c, c.Format(md.Head)), md.HeadRuns))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d |", UpperFirst(titleOfName(md.Name)), shown(c, c.Format(md.Head)), md.HeadRuns))
 		}
 	}
 	if len(rows) == 0 {
