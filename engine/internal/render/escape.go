@@ -40,7 +40,7 @@ func Prose(s string) string { return escape(s, true, maxProse) }
 func HTMLText(s string) string { return escape(s, false, maxText) }
 
 func escape(s string, markdown bool, limit int) string {
-	rs := visible(s, limit)
+	rs, cut := visible(s, limit)
 	var b strings.Builder
 	for i, r := range rs {
 		prev, next := rune(' '), rune(' ')
@@ -87,19 +87,19 @@ func escape(s string, markdown bool, limit int) string {
 			b.WriteRune(r)
 		}
 	}
-	if len(rs) == limit && len([]rune(removeFormat(s))) > limit {
+	if cut {
 		b.WriteString("…")
 	}
 	return b.String()
 }
 
 // visible is s as runes without format characters, with newlines as
-// spaces and control characters as U+FFFD, cut to limit runes.
-func visible(s string, limit int) []rune {
+// spaces and control characters as U+FFFD, cut to limit runes; cut says
+// whether anything visible was left out.
+func visible(s string, limit int) (rs []rune, cut bool) {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	var rs []rune
 	for _, r := range s {
 		if unicode.Is(unicode.Cf, r) {
 			// Invisible: a name could otherwise look like another one, or
@@ -107,7 +107,7 @@ func visible(s string, limit int) []rune {
 			continue
 		}
 		if len(rs) == limit {
-			break
+			return rs, true
 		}
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':
@@ -117,7 +117,7 @@ func visible(s string, limit int) []rune {
 		}
 		rs = append(rs, r)
 	}
-	return rs
+	return rs, false
 }
 
 // htmlEscape is one rune of text inside an HTML element, where Markdown
@@ -176,9 +176,9 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // run inside, and | is backslash-escaped because a table row is split at
 // it before code spans are read (GitHub's table extension).
 func Code(s string) string {
-	rs := visible(s, maxText)
+	rs, cut := visible(s, maxText)
 	text := string(rs)
-	if len(rs) == maxText && len([]rune(removeFormat(s))) > maxText {
+	if cut {
 		text += "…"
 	}
 	text = strings.ReplaceAll(text, "|", `\|`)
