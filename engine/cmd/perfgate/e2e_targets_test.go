@@ -12,10 +12,14 @@ import (
 // TestSameNumbersOnEveryTarget gates the planted allocation regression on
 // the local, docker and kubernetes targets: the same verdict, and
 // allocations per request (a property of the code, not of where it runs)
-// within 1% of the local target's. The windows are longer than the
-// decisive experiment's: the profile requests perfgate makes during a
-// window allocate too, about one allocation per request at 200 requests a
-// window, which alone would be a 1% swing. Four rounds at alpha 0.5, the
+// within 2% of the local target's. Not closer: what the service allocates
+// outside requests (profile requests, connection set-up, the kubelet's
+// probes) lands in a window's count too; the targets measured 0.2% to 0.4%
+// apart in most runs and 1.2% once (kubernetes base, CI of 9ac76d1), while
+// the regression is +58%. The windows are longer than the decisive
+// experiment's: the profile requests perfgate makes during a window
+// allocate too, about one allocation per request at 200 requests a window,
+// which alone would be a 1% swing. Four rounds at alpha 0.5, the
 // fewest in which a regression can be called over the six gating metrics
 // (2^-4 <= 0.5/6), are enough for a regression that raises allocations in
 // every round by half, and keep the four gates to about two minutes. The
@@ -57,8 +61,8 @@ func TestSameNumbersOnEveryTarget(t *testing.T) {
 		local := gate{"local", g.experiment}
 		for i, side := range []string{"base", "head"} {
 			l, o := allocs[local][i], allocs[g][i]
-			if diff := math.Abs(o-l) / l; diff > 0.01 {
-				t.Errorf("%s allocs/req (%s): local %.2f, %s %.2f (%.1f%% apart, want within 1%%)", side, g.experiment, l, g.target, o, 100*diff)
+			if diff := math.Abs(o-l) / l; diff > 0.02 {
+				t.Errorf("%s allocs/req (%s): local %.2f, %s %.2f (%.1f%% apart, want within 2%%)", side, g.experiment, l, g.target, o, 100*diff)
 			}
 		}
 		summary = append(summary, fmt.Sprintf("%s %.2f → %.2f against local %.2f → %.2f (%s)",
