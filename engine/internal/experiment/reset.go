@@ -60,8 +60,9 @@ func resetBefore(ctx context.Context, o Options, sides []string, round int, prof
 	return runs, nil
 }
 
-// invalidBecause is a run's invalid reason for a failed reset whose whole
-// output is in logPath: what happened first, then the output's end.
+// invalidBecause is a run's invalid reason for a failed reset whose output
+// (its start and end, see reset.Command.Run) is in logPath: what happened
+// first, then the output's end.
 func invalidBecause(err error, logPath string) string {
 	var f *reset.Failure
 	if !errors.As(err, &f) {

@@ -30,6 +30,16 @@ import (
 // carries: the psql or migration tool's message, not a whole log.
 const tailBytes = 2048
 
+// logHeadBytes and logTailBytes bound what of one reset's output reaches
+// its log: the command comes from the pull request, and one that prints
+// without end must not fill the runner's disk. The start (what it did
+// first) and the end (why it failed) are kept, and a line between them
+// says how much was cut.
+const (
+	logHeadBytes = 64 << 10
+	logTailBytes = 64 << 10
+)
+
 // Command is one configured reset.
 type Command struct {
 	// Args is argv: the program and its arguments, run without a shell.
@@ -81,10 +91,11 @@ func (c Command) Run(ctx context.Context, log io.Writer) error {
 	runCtx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	var tail tailBuffer
+	capped := &cappedLog{w: log}
 	cmd := exec.CommandContext(runCtx, c.Args[0], c.Args[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home}, c.Env...)
-	cmd.Stdout = io.MultiWriter(log, &tail)
+	cmd.Stdout = io.MultiWriter(capped, &tail)
 	cmd.Stderr = cmd.Stdout
 	// Its own process group, so a timeout also ends what a shell started;
 	// Pdeathsig so it does not outlive a perfgate killed with SIGKILL.
@@ -97,6 +108,9 @@ func (c Command) Run(ctx context.Context, log io.Writer) error {
 	cmd.WaitDelay = time.Second
 	began := time.Now()
 	err = cmd.Run()
+	if flushErr := capped.flush(); err == nil && flushErr != nil {
+		return fmt.Errorf("write the reset's log: %w", flushErr)
+	}
 	if err == nil {
 		return nil
 	}
@@ -150,4 +164,55 @@ func (t *tailBuffer) String() string {
 		return "…\n" + string(b)
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// cappedLog passes the first logHeadBytes written to it on to w and keeps
+// the last logTailBytes of the rest, which flush writes after a line
+// saying how many bytes were left out.
+type cappedLog struct {
+	w       io.Writer
+	written int64 // bytes passed on to w
+	rest    []byte
+	cut     int64 // bytes dropped from rest
+	err     error
+}
+
+func (c *cappedLog) Write(p []byte) (int, error) {
+	n := len(p)
+	if c.err != nil {
+		return n, nil // the command keeps running; flush reports the error
+	}
+	if room := logHeadBytes - c.written; room > 0 {
+		head := p[:min(int64(len(p)), room)]
+		_, c.err = c.w.Write(head)
+		c.written += int64(len(head))
+		p = p[len(head):]
+	}
+	c.rest = append(c.rest, p...)
+	if len(c.rest) > 2*logTailBytes {
+		drop := len(c.rest) - logTailBytes
+		c.cut += int64(drop)
+		c.rest = append(c.rest[:0], c.rest[drop:]...)
+	}
+	return n, nil
+}
+
+// flush writes what was kept of the output's end.
+func (c *cappedLog) flush() error {
+	if c.err != nil {
+		return c.err
+	}
+	if len(c.rest) > logTailBytes {
+		drop := len(c.rest) - logTailBytes
+		c.cut += int64(drop)
+		c.rest = c.rest[drop:]
+	}
+	if c.cut > 0 {
+		if _, err := fmt.Fprintf(c.w, "\n[perfgate: %d bytes of service.reset's output left out here; the log keeps its first %d KiB and its last %d KiB]\n", c.cut, logHeadBytes>>10, logTailBytes>>10); err != nil {
+			return err
+		}
+	}
+	_, err := c.w.Write(c.rest)
+	c.rest = nil
+	return err
 }

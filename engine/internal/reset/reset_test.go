@@ -69,6 +69,38 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestLogIsCapped: a reset that prints megabytes leaves a log of its first
+// and last bytes with a line saying what was cut, not the whole output.
+func TestLogIsCapped(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script string
+		fails  bool
+	}{
+		{name: "success", script: `echo first; yes 'a line of filler' | head -c 4000000; echo last`},
+		{name: "failure", script: `echo first; yes 'a line of filler' | head -c 4000000; echo last; exit 2`, fails: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log bytes.Buffer
+			c := Command{Args: []string{"sh", "-c", tc.script}, Dir: t.TempDir(), Timeout: time.Minute}
+			err := c.Run(context.Background(), &log)
+			if (err != nil) != tc.fails {
+				t.Fatalf("err %v, want failure %v", err, tc.fails)
+			}
+			got := log.String()
+			if limit := logHeadBytes + logTailBytes + 200; len(got) > limit {
+				t.Errorf("log of %d bytes, want at most %d", len(got), limit)
+			}
+			if !strings.HasPrefix(got, "first\n") || !strings.HasSuffix(got, "last\n") {
+				t.Errorf("log starts %q and ends %q, want its first and last lines kept", got[:min(len(got), 20)], got[max(0, len(got)-20):])
+			}
+			if !strings.Contains(got, "bytes of service.reset's output left out here") {
+				t.Errorf("log lacks the line saying what was cut")
+			}
+		})
+	}
+}
+
 // TestRunAsTheServiceUser: as root, the reset runs as the service's user,
 // never as root.
 func TestRunAsTheServiceUser(t *testing.T) {
