@@ -8,11 +8,8 @@ package privilege
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -76,21 +73,4 @@ func GiveBack(dir string) error {
 		return nil
 	}
 	return chownTree(dir, u, started)
-}
-
-func chownTree(dir string, u User, since time.Time) error {
-	return filepath.WalkDir(dir, func(path string, entry fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := entry.Info()
-		if err != nil {
-			return err
-		}
-		st, ok := info.Sys().(*syscall.Stat_t)
-		if !ok || st.Uid != 0 || info.ModTime().Before(since) {
-			return nil
-		}
-		return os.Lchown(path, u.UID, u.GID)
-	})
 }
