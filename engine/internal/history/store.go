@@ -111,7 +111,7 @@ func (l line) warning(path string, n int) string {
 // readLines reads the lines of path, each checked for config at now, and
 // counts the lines over MaxLineBytes, which it skips.
 func readLines(path, config string, now time.Time) ([]line, int, error) {
-	file, err := os.Open(path)
+	file, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
@@ -375,9 +375,22 @@ func replace(path string, lines []line) error {
 	return nil
 }
 
+// openNoFollow opens path unless it is a symbolic link. The history's
+// directory is a checkout the job's user can write to, while perfgate may
+// run as root: a link planted there must not have root create a file
+// elsewhere (the lock's O_CREATE) or read one (/etc/shadow's lines would
+// come back in warnings and in the rewritten history).
+func openNoFollow(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link, which perfgate does not follow in a history directory: remove it (perfgate makes the file itself)", path)
+	}
+	return f, err
+}
+
 // lock takes an exclusive flock on path, waiting for other writers.
 func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := openNoFollow(path, os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return nil, err
 	}

@@ -162,3 +162,48 @@ func TestConfigName(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksPlantedInTheHistoryAreNotFollowed: the history directory is a
+// checkout the job's user can write to while perfgate may run as root; a
+// link in place of the lock or the history must not make root create or
+// read a file elsewhere.
+func TestLinksPlantedInTheHistoryAreNotFollowed(t *testing.T) {
+	for _, tc := range []struct {
+		name, link string // link is the file of dir replaced by a symbolic link
+		read       bool   // whether Read (not only Add) must refuse
+	}{
+		{name: "the lock", link: "perfgate.jsonl.lock"},
+		{name: "the history", link: "perfgate.jsonl", read: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, outside := t.TempDir(), t.TempDir()
+			if filepath.Base(Path(dir, "perfgate")) != "perfgate.jsonl" {
+				t.Fatalf("history file %s: update the test's names", Path(dir, "perfgate"))
+			}
+			secret := filepath.Join(outside, "shadow")
+			if err := os.WriteFile(secret, []byte("root:$6$secret-hash:19000:0:99999:7:::\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			missing := filepath.Join(outside, "created-by-root")
+			target := secret
+			if !tc.read {
+				target = missing
+			}
+			if err := os.Symlink(target, filepath.Join(dir, tc.link)); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := Add(dir, "perfgate", DefaultKeep, entry(1)); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("Add: err %v, want a refusal naming the symbolic link", err)
+			}
+			if f, err := Read(dir, "perfgate"); tc.read && (err == nil || !strings.Contains(err.Error(), "symbolic link")) {
+				t.Errorf("Read: err %v, warnings %q; want a refusal naming the symbolic link", err, f.Warnings)
+			}
+			if _, err := os.Lstat(missing); err == nil {
+				t.Errorf("%s was created through the link", missing)
+			}
+			if data, _ := os.ReadFile(secret); string(data) != "root:$6$secret-hash:19000:0:99999:7:::\n" {
+				t.Errorf("%s changed through the link: %q", secret, data)
+			}
+		})
+	}
+}
