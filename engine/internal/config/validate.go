@@ -87,6 +87,7 @@ func (d *diagnostics) validate(c *Config) {
 	if c.ProfileRounds < 0 || c.ProfileRounds > 100 {
 		d.fail("profile_rounds", strconv.Itoa(c.ProfileRounds), Error{Problem: "is out of range", Want: profileRoundsWant})
 	}
+	d.validateBounds(c)
 
 	d.validateGate(c.Gate)
 	const positive, zeroOff = "a percentage above 0% and at most 100%", "a percentage from 0% to 100%"

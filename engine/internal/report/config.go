@@ -134,7 +134,7 @@ type Service struct {
 	// {pprof_port}.
 	Pprof string `json:"pprof"`
 	// ReadyTimeout is how long to wait for ready to answer 2xx before the
-	// run fails.
+	// run fails; at most 10m.
 	ReadyTimeout Duration `json:"ready_timeout"`
 	// Reset is a command (a list of strings, run without a shell: write
 	// ["sh", "-c", "..."] for one) run before every duet round and every
@@ -145,8 +145,9 @@ type Service struct {
 	// the runs it preceded invalid. Only the local and docker targets run
 	// one (docs/dependencies.md).
 	Reset []string `json:"reset,omitempty"`
-	// ResetTimeout is how long one reset may take; it and everything it
-	// started are killed then, and the runs it preceded are invalid.
+	// ResetTimeout is how long one reset may take, at most 10m; it and
+	// everything it started are killed then, and the runs it preceded are
+	// invalid.
 	ResetTimeout Duration     `json:"reset_timeout"`
 	Build        ServiceBuild `json:"build,omitzero"`
 }
@@ -194,16 +195,20 @@ type Resources struct {
 // It is not named Load because that is config's function reading a file,
 // and Load here is a run's load figures.
 type LoadSpec struct {
-	// Rate is the constant request rate, to each side in a duet.
+	// Rate is the constant request rate, to each side in a duet; at most
+	// 20000, and rate times timeout (the requests in flight when the
+	// service stalls) at most 100000.
 	Rate float64 `json:"rate" unit:"requests per second"`
 	// Warmup is how long the load runs at rate before the measured window;
-	// may be 0.
+	// may be 0, at most 5m.
 	Warmup Duration `json:"warmup"`
 	// Duration is the measured window of each round or run, in whole
-	// seconds (pprof profiles cover whole seconds), at least 1s.
+	// seconds (pprof profiles cover whole seconds), from 1s to 10m. The
+	// rounds of pairs.max, warm-ups and profile rounds included, must take
+	// at most 5h, so that a gate fits a CI job's 6 hours.
 	Duration Duration `json:"duration"`
-	// Timeout is the timeout of each request; a request that takes longer
-	// counts as an error.
+	// Timeout is the timeout of each request, at most 1m; a request that
+	// takes longer counts as an error.
 	Timeout Duration `json:"timeout"`
 	// Requests are the requests of the load, sent round-robin. Each is
 	// either "METHOD /path" (like GET /search?q=alpha) or a mapping with
