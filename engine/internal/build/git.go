@@ -110,12 +110,23 @@ func resolveRevision(ctx context.Context, flag, otherwise, rev, head string) (*B
 // outside its repository).
 var ErrNotAtBase = errors.New("no copy at the base revision")
 
+// ErrAddedByHead says the file is inside the repository but not at the
+// base commit: the pull request adds it. errors.Is(err, ErrNotAtBase)
+// holds for it too.
+var ErrAddedByHead error = addedByHead{}
+
+type addedByHead struct{}
+
+func (addedByHead) Error() string        { return ErrNotAtBase.Error() }
+func (addedByHead) Is(target error) bool { return target == ErrNotAtBase }
+
 // ReadAtBase reads the file at path (as named on the command line, relative
 // to the working directory) as it is in the base revision: `git show
 // <commit>:<path within the repository>`. The path is mapped lexically, so
 // a symlink the pull request added never redirects it. It returns
-// ErrNotAtBase when --base was a directory, the path is outside the
-// repository, or the file does not exist at that commit.
+// ErrNotAtBase when --base was a directory or the path is outside the
+// repository, and ErrAddedByHead when the file does not exist at that
+// commit.
 func (b *Base) ReadAtBase(ctx context.Context, path string) ([]byte, string, error) {
 	if b.Commit == "" {
 		return nil, "", ErrNotAtBase
@@ -138,7 +149,7 @@ func (b *Base) ReadAtBase(ctx context.Context, path string) ([]byte, string, err
 	rel = filepath.ToSlash(rel)
 	object := b.Commit + ":" + rel
 	if _, err := git(ctx, b.Top, "cat-file", "-e", object); err != nil {
-		return nil, rel, fmt.Errorf("%s does not exist at %s (%w)", rel, b.Commit[:min(12, len(b.Commit))], ErrNotAtBase)
+		return nil, rel, fmt.Errorf("%s does not exist at %s (%w)", rel, b.Commit[:min(12, len(b.Commit))], ErrAddedByHead)
 	}
 	cmd := exec.CommandContext(ctx, "git", "-C", b.Top, "show", object)
 	privilege.AsInvoker(cmd)

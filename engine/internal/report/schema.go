@@ -88,16 +88,21 @@ type Report struct {
 	// target that cannot duet runs sequential and says so in Warnings.
 	Experiment string `json:"experiment"`
 	Config     Config `json:"config"`
-	// ConfigChanges are the keys of perfgate.yml's gate: and validity:
-	// sections that head changed from the base revision. The gate ran with
-	// the base's values (Config shows them): a pull request does not relax
-	// its own gate. Absent when nothing changed or --base was a directory.
+	// ConfigChanges are the keys of perfgate.yml's measurement plan
+	// (resources, target, load, experiment, layout, pairs, profiles,
+	// profile_rounds, gate, validity) that head changed from the base
+	// revision. The gate ran with the base's values (Config shows them): a
+	// pull request does not relax its own gate. Absent when nothing changed
+	// or the plan was head's own (see ThresholdsFrom).
 	ConfigChanges []ConfigChange `json:"config_changes,omitempty"`
-	// ThresholdsFrom is ThresholdsFromBase when the gate: and validity:
-	// sections came from the base revision's perfgate.yml (whether or not
-	// head changed them): a threshold raised in this pull request then
-	// applies only to later ones. Absent when they are head's own (a
-	// --base-dir, or a base without the file).
+	// ThresholdsFrom says whose perfgate.yml decided the measurement plan
+	// and its thresholds: ThresholdsFromBase when the base revision's copy
+	// did (whether or not head changed it), so a change in this pull
+	// request applies only to later ones; ThresholdsFromHead when the base
+	// revision has no perfgate.yml at that path, so this pull request adds
+	// the file and was measured with its own. Absent when neither is known
+	// (a --base-dir, a file outside the repository, a base copy this
+	// perfgate cannot read: a warning says which) and in a recording.
 	ThresholdsFrom string      `json:"thresholds_from,omitempty"`
 	Environment    Environment `json:"environment"`
 	Build          Builds      `json:"build"`
@@ -132,9 +137,15 @@ type Report struct {
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
 
-// ThresholdsFromBase is thresholds_from when the base revision's
-// perfgate.yml decided the gate.
-const ThresholdsFromBase = "base"
+// The values of thresholds_from.
+const (
+	// ThresholdsFromBase: the base revision's perfgate.yml decided the
+	// measurement plan and the gate.
+	ThresholdsFromBase = "base"
+	// ThresholdsFromHead: the base revision has no perfgate.yml at that
+	// path; the pull request's new file was measured as it is.
+	ThresholdsFromHead = "head"
+)
 
 // Recording reports whether the report measured one tree (perfgate run)
 // rather than comparing two: renderers show its medians instead of a
@@ -156,11 +167,13 @@ type PairedEstimate struct {
 	Pairs    int        `json:"pairs"`
 }
 
-// ConfigChange is one gate or validity key whose value differs between the
-// base revision's perfgate.yml and head's; values are as report.json's
-// config writes them.
+// ConfigChange is one key of the measurement plan whose value differs
+// between the base revision's perfgate.yml and head's; values are as
+// report.json's config writes them, except that lists of strings and of
+// requests are joined with ", " (requests in their short form, GET /path,
+// unless only their headers or bodies differ).
 type ConfigChange struct {
-	Key  string `json:"key"` // e.g. gate.cpu, validity.min_rate
+	Key  string `json:"key"` // e.g. gate.cpu, pairs.min, load.requests
 	Base string `json:"base"`
 	Head string `json:"head"`
 }

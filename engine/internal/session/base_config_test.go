@@ -2,10 +2,12 @@ package session
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +60,8 @@ func gateWithBaseConfig(t *testing.T, files map[string]string, edit func(top str
 		}
 	})
 	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
-	if err := g.gateFromBase(context.Background(), base, "perfgate.yml"); err != nil {
+	g.targets = everyTarget()
+	if err := g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml"}); err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -82,7 +85,7 @@ func TestPullRequestThatRelaxesItsGateIsGatedWithTheBasesValues(t *testing.T) {
 	if !slices.Equal(g.rep.ConfigChanges, want) {
 		t.Errorf("config_changes = %+v, want %+v", g.rep.ConfigChanges, want)
 	}
-	if len(g.rep.Warnings) != 1 || !strings.Contains(g.rep.Warnings[0], "gate.cpu 1.5% -> 50%") || !strings.Contains(g.rep.Warnings[0], "gated with the base revision") {
+	if len(g.rep.Warnings) != 1 || !strings.Contains(g.rep.Warnings[0], "gate.cpu 1.5% -> 50%") || !strings.Contains(g.rep.Warnings[0], "measured and gated with the base revision") {
 		t.Errorf("warnings = %q, want one naming the change", g.rep.Warnings)
 	}
 }
@@ -103,12 +106,137 @@ func TestBaseConfigIsReadAtTheSamePathNotThroughASymlink(t *testing.T) {
 }
 
 func TestUnchangedConfigAddsNothing(t *testing.T) {
-	g := gateWithBaseConfig(t, map[string]string{"perfgate.yml": strictConfig}, func(top string) {
-		// Head changes what is not a threshold: that is the pull request's to change.
-		writeFile(t, filepath.Join(top, "perfgate.yml"), strictConfig+"pairs: 10\n")
+	g := gateWithBaseConfig(t, map[string]string{"perfgate.yml": strictConfig + "pairs: 10\n"}, func(top string) {
+		// Head changes how the service starts, not what is measured: that is
+		// the pull request's to change.
+		writeFile(t, filepath.Join(top, "perfgate.yml"), strings.Replace(strictConfig, "{addr}\"]", "{addr}\", \"-v\"]\n  ready: /ready", 1)+"pairs: 10\n")
 	})
-	if len(g.rep.ConfigChanges) != 0 || len(g.rep.Warnings) != 0 || g.cfg.Pairs != 10 {
-		t.Errorf("changes %+v, warnings %q, pairs %d: want none, none and head's 10", g.rep.ConfigChanges, g.rep.Warnings, g.cfg.Pairs)
+	if len(g.rep.ConfigChanges) != 0 || len(g.rep.Warnings) != 0 || g.cfg.Service.Ready != "/ready" || g.rep.ThresholdsFrom != report.ThresholdsFromBase {
+		t.Errorf("changes %+v, warnings %q, ready %s, thresholds_from %q: want none, none, head's /ready and base", g.rep.ConfigChanges, g.rep.Warnings, g.cfg.Service.Ready, g.rep.ThresholdsFrom)
+	}
+}
+
+// A pull request cannot make its own gate unable to see a regression by
+// changing what is measured: the smallest plan, the regressed route left
+// out of the load, other limits, another design. Each is replaced by the
+// base's and listed; head's service settings stay.
+func TestPullRequestThatShrinksItsPlanIsMeasuredWithTheBasesPlan(t *testing.T) {
+	basePlan := testService + `resources:
+  cpu: "1"
+  memory: 256Mi
+load:
+  rate: 400
+  requests: ["GET /search?q=alpha", "GET /"]
+experiment: duet
+pairs: {min: 20, max: 30}
+profiles: [cpu, allocs]
+`
+	headPlan := strings.Replace(testService, "package: ./cmd/server", "package: ./cmd/server\n  ready: /ready", 1) + `resources:
+  cpu: "2"
+  memory: 256Mi
+load:
+  rate: 50
+  requests: ["GET /"]
+experiment: sequential
+pairs: 9
+profiles: [allocs]
+layout: build
+profile_rounds: 0
+`
+	g := gateWithBaseConfig(t, map[string]string{"perfgate.yml": basePlan}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), headPlan)
+	})
+	cfg := g.cfg
+	if cfg.Pairs != 20 || cfg.MaxPairs != 30 || cfg.Load.Rate != 400 || len(cfg.Load.Requests) != 2 || cfg.Experiment != "duet" ||
+		cfg.Resources.CPU != 1000 || cfg.Layout != "random" || cfg.ProfileRounds != config.Default().ProfileRounds || !slices.Equal(cfg.Profiles, []string{"cpu", "allocs"}) {
+		t.Errorf("plan after the base's: %+v", cfg)
+	}
+	if cfg.Service.Ready != "/ready" {
+		t.Errorf("service.ready %q: head's service settings must stay head's", cfg.Service.Ready)
+	}
+	if g.rep.Config.Pairs != 20 || g.rep.Config.Load.Rate != 400 {
+		t.Errorf("report.json's config shows pairs %d, rate %v: want the plan that ran", g.rep.Config.Pairs, g.rep.Config.Load.Rate)
+	}
+	want := []report.ConfigChange{
+		{Key: "resources.cpu", Base: "1", Head: "2"},
+		{Key: "load.rate", Base: "400", Head: "50"},
+		{Key: "load.requests", Base: "GET /search?q=alpha, GET /", Head: "GET /"},
+		{Key: "experiment", Base: "duet", Head: "sequential"},
+		{Key: "layout", Base: "random", Head: "build"},
+		{Key: "pairs.min", Base: "20", Head: "9"},
+		{Key: "pairs.max", Base: "30", Head: "9"},
+		{Key: "profiles", Base: "cpu, allocs", Head: "allocs"},
+		{Key: "profile_rounds", Base: "3", Head: "0"},
+	}
+	if !slices.Equal(g.rep.ConfigChanges, want) {
+		t.Errorf("config_changes =\n%+v\nwant\n%+v", g.rep.ConfigChanges, want)
+	}
+	if len(g.rep.Warnings) != 1 || !strings.Contains(g.rep.Warnings[0], "load.requests GET /search?q=alpha, GET / -> GET /") {
+		t.Errorf("warnings = %q, want one naming every change", g.rep.Warnings)
+	}
+}
+
+// A request whose short form is the same but whose body changed is shown
+// in full, so the change is not listed as "POST /order -> POST /order".
+func TestChangedRequestBodyIsShownInFull(t *testing.T) {
+	load := func(body string) string {
+		return testService + "load:\n  requests:\n    - {method: POST, path: /order, body: '" + body + "'}\n"
+	}
+	g := gateWithBaseConfig(t, map[string]string{"perfgate.yml": load(`{"qty":2}`)}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), load(`{}`))
+	})
+	if len(g.rep.ConfigChanges) != 1 || !strings.Contains(g.rep.ConfigChanges[0].Base, `qty`) || strings.Contains(g.rep.ConfigChanges[0].Head, `qty`) {
+		t.Errorf("config_changes = %+v, want load.requests with both bodies", g.rep.ConfigChanges)
+	}
+}
+
+// --target decides for both sides: a base whose perfgate.yml names
+// another target is no change of head's.
+func TestTargetFlagOverridesTheBasesTarget(t *testing.T) {
+	pullRequest(t, map[string]string{"perfgate.yml": testService + "target: docker\n"}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), testService+"target: kind\n")
+	})
+	cfg, err := loadConfig("perfgate.yml", "local", everyTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := build.ResolveBase(context.Background(), "v1", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Cleanup()
+	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
+	g.targets = everyTarget()
+	if err := g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml", Target: "local"}); err != nil {
+		t.Fatal(err)
+	}
+	if g.cfg.Target != "local" || len(g.rep.ConfigChanges) != 0 {
+		t.Errorf("target %s, changes %+v: want --target's local and no change", g.cfg.Target, g.rep.ConfigChanges)
+	}
+}
+
+// Head's service under the base's plan is checked like a file: a build
+// command that layout: random (the base's) cannot relink is refused,
+// saying where to change the plan.
+func TestHeadServiceThatTheBasesPlanCannotRunIsAConfigError(t *testing.T) {
+	pullRequest(t, map[string]string{"perfgate.yml": strictConfig}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), testService+"  build:\n    command: [make, \"OUT={out}\"]\nlayout: build\ngate:\n  cpu: 1.5%\n")
+	})
+	cfg, err := config.Load("perfgate.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := build.ResolveBase(context.Background(), "v1", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Cleanup()
+	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
+	g.targets = everyTarget()
+	err = g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml"})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "layout: random") || !strings.Contains(err.Error(), "base branch's perfgate.yml first") {
+		t.Errorf("err = %v, want a configuration error naming layout: random and the base branch", err)
 	}
 }
 
@@ -119,7 +247,10 @@ func TestConfigNewInHeadKeepsHeadsValuesAndSaysSo(t *testing.T) {
 	if g.cfg.Gate.CPU != 0.05 || len(g.rep.ConfigChanges) != 0 {
 		t.Errorf("gate.cpu %v, changes %+v: want head's 5%% and no changes", g.cfg.Gate.CPU, g.rep.ConfigChanges)
 	}
-	if len(g.rep.Warnings) != 1 || !strings.Contains(g.rep.Warnings[0], "perfgate.yml does not exist at ") || !strings.Contains(g.rep.Warnings[0], "the gate and validity thresholds are the pull request's own") {
+	if g.rep.ThresholdsFrom != report.ThresholdsFromHead {
+		t.Errorf("thresholds_from %q, want head (the pull request adds perfgate.yml)", g.rep.ThresholdsFrom)
+	}
+	if len(g.rep.Warnings) != 1 || !strings.Contains(g.rep.Warnings[0], "perfgate.yml does not exist at ") || !strings.Contains(g.rep.Warnings[0], "the measurement plan and thresholds are the pull request's own") {
 		t.Errorf("warnings = %q, want one saying the base has no perfgate.yml", g.rep.Warnings)
 	}
 }
@@ -127,7 +258,7 @@ func TestConfigNewInHeadKeepsHeadsValuesAndSaysSo(t *testing.T) {
 func TestBaseDirHasNoBaseConfig(t *testing.T) {
 	cfg := config.Default()
 	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
-	if err := g.gateFromBase(context.Background(), &build.Base{Dir: t.TempDir()}, "perfgate.yml"); err != nil || len(g.rep.Warnings) != 0 {
+	if err := g.gateFromBase(context.Background(), &build.Base{Dir: t.TempDir()}, GateOptions{ConfigPath: "perfgate.yml"}); err != nil || len(g.rep.Warnings) != 0 || g.rep.ThresholdsFrom != "" {
 		t.Errorf("err %v, warnings %q: a --base-dir gate has nothing to compare", err, g.rep.Warnings)
 	}
 }
@@ -151,5 +282,21 @@ func TestGateRunRecordsTheBasesThresholds(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil || !strings.Contains(string(data), "changes perfgate.yml's thresholds") {
 		t.Errorf("report.md (%v) does not show the change:\n%s", err, data)
+	}
+}
+
+// TestEveryConfigKeyIsPlanOrService: a key added to perfgate.yml must be
+// put on one side of the rule of base_config.go, or a pull request could
+// change what it is measured by without anyone deciding it may.
+func TestEveryConfigKeyIsPlanOrService(t *testing.T) {
+	fields := reflect.TypeFor[report.Config]()
+	for i := range fields.NumField() {
+		name := jsonName(fields.Field(i))
+		if slices.Contains(planKeys, name) == slices.Contains(serviceKeys, name) {
+			t.Errorf("perfgate.yml's %s must be in exactly one of planKeys and serviceKeys (base_config.go says which)", name)
+		}
+	}
+	if n := len(planKeys) + len(serviceKeys); n != fields.NumField() {
+		t.Errorf("planKeys and serviceKeys name %d keys; report.Config has %d", n, fields.NumField())
 	}
 }

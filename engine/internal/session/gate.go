@@ -99,7 +99,7 @@ func (g *invocation) gate(ctx context.Context, o GateOptions) error {
 			g.warn(fmt.Sprintf("could not remove the base worktree: %v", err))
 		}
 	}()
-	if err := g.gateFromBase(ctx, base, o.ConfigPath); err != nil {
+	if err := g.gateFromBase(ctx, base, o); err != nil {
 		return err
 	}
 	binaries, err := g.build(ctx, []tree{

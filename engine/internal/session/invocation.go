@@ -66,25 +66,36 @@ func loadConfig(path, targetOverride string, targets Targets) (*config.Config, e
 	if targetOverride != "" {
 		cfg.Target = targetOverride
 	}
-	if _, ok := targets[cfg.Target]; !ok {
-		return nil, configErrorf("%s: target: %q is not available in this version of perfgate; use target: %s", path, cfg.Target, strings.Join(config.Targets, ", "))
-	}
-	if problem := config.ResetTargetProblem(cfg.Target); problem != "" && len(cfg.Service.Reset) > 0 {
-		return nil, configErrorf("%s: service.reset %s; gate with --target %s, or without service.reset", path, problem, strings.Join(config.ResetTargets, " or --target "))
-	}
-	if problem := config.PprofListenerTargetProblem(cfg.Target); problem != "" && cfg.SeparatePprof() {
-		return nil, configErrorf("%s: service.args or service.env %s; gate with --target %s", path, problem, strings.Join(config.PprofListenerTargets, " or --target "))
-	}
-	if problem := config.EnvFromTargetProblem(cfg.Target); problem != "" && len(cfg.Service.EnvFrom) > 0 {
-		return nil, configErrorf("%s: service.env_from %s; gate with --target %s", path, problem, strings.Join(config.EnvFromTargets, " or --target "))
-	}
-	if problem := config.CgoTargetProblem(cfg.Target); problem != "" && cfg.Service.Build.CGO {
-		return nil, configErrorf("%s: service.build.cgo %s; gate with --target %s, or build a static binary (cgo: false)", path, problem, strings.Join(config.CgoTargets, " or --target "))
-	}
-	if err := cfg.CheckEnvFrom(path); err != nil {
-		return nil, &ConfigError{Err: err}
+	if err := checkRunnable(path, cfg, targets); err != nil {
+		return nil, err
 	}
 	return cfg, nil
+}
+
+// checkRunnable refuses a configuration this perfgate cannot run here: a
+// target it does not have, service settings the target cannot honour, and
+// service.env_from naming variables that are not set. Gate checks again
+// once the base revision's plan (which may bring another target) is in.
+func checkRunnable(path string, cfg *config.Config, targets Targets) error {
+	if _, ok := targets[cfg.Target]; !ok {
+		return configErrorf("%s: target: %q is not available in this version of perfgate; use target: %s", path, cfg.Target, strings.Join(config.Targets, ", "))
+	}
+	if problem := config.ResetTargetProblem(cfg.Target); problem != "" && len(cfg.Service.Reset) > 0 {
+		return configErrorf("%s: service.reset %s; gate with --target %s, or without service.reset", path, problem, strings.Join(config.ResetTargets, " or --target "))
+	}
+	if problem := config.PprofListenerTargetProblem(cfg.Target); problem != "" && cfg.SeparatePprof() {
+		return configErrorf("%s: service.args or service.env %s; gate with --target %s", path, problem, strings.Join(config.PprofListenerTargets, " or --target "))
+	}
+	if problem := config.EnvFromTargetProblem(cfg.Target); problem != "" && len(cfg.Service.EnvFrom) > 0 {
+		return configErrorf("%s: service.env_from %s; gate with --target %s", path, problem, strings.Join(config.EnvFromTargets, " or --target "))
+	}
+	if problem := config.CgoTargetProblem(cfg.Target); problem != "" && cfg.Service.Build.CGO {
+		return configErrorf("%s: service.build.cgo %s; gate with --target %s, or build a static binary (cgo: false)", path, problem, strings.Join(config.CgoTargets, " or --target "))
+	}
+	if err := cfg.CheckEnvFrom(path); err != nil {
+		return &ConfigError{Err: err}
+	}
+	return nil
 }
 
 // begin writes the first report.json and records the host and toolchain.

@@ -374,9 +374,18 @@ free port chosen for each process) or ` + "`{port}`" + `. The smallest useful fi
 An unknown key is an error (with a suggestion when it looks like a typo),
 and every problem in the file is reported at once, each with its line, key,
 value and the allowed form, before anything is built. ` + "`perfgate config check\nperfgate.yml`" + ` checks a file without measuring; it also refuses a ` + "`pairs`" + ` and
-` + "`gate.alpha`" + ` whose gate could never fail. With ` + "`perfgate gate --base <revision>`" + `,
-the ` + "`gate`" + ` and ` + "`validity`" + ` sections come from the base revision's file: a pull
-request does not relax its own gate.
+` + "`gate.alpha`" + ` whose gate could never fail.
+
+With ` + "`perfgate gate --base <revision>`" + ` the measurement plan comes from the base
+revision's file (same path): ` + "`resources`, `target`, `load`, `experiment`, `layout`,\n`pairs`, `profiles`, `profile_rounds`, `gate` and `validity`" + `, everything that says
+what is measured and how it is decided. A pull request that changes them is
+measured with the base's values, the comment says so and lists each key
+(` + "`config_changes`" + ` in report.json), and the change applies once it merges: a
+pull request does not relax its own gate. ` + "`service`" + ` (how to build, start and
+reach the service), ` + "`kubernetes`" + ` and ` + "`version`" + ` stay the pull request's:
+its code may need them, and base and head run with the same values.
+` + "`--target`" + ` still overrides ` + "`target`" + `. A ` + "`perfgate.yml`" + ` the base does not have
+is measured as it is, and the comment says so.
 
 Editors that use the YAML language server (VS Code's YAML extension, and
 Neovim or Helix with it configured) complete and check the file as it is
