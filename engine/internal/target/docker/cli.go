@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 )
 
 // cli runs the docker command line, which honours DOCKER_HOST, contexts
@@ -45,9 +46,7 @@ func (c cli) run(ctx context.Context, args ...string) (string, error) {
 func (c cli) runWithEnv(ctx context.Context, env []string, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, c.path, args...)
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
+	cmd.Env = append(privilege.ToolEnv(), env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
@@ -61,6 +60,7 @@ func (c cli) runWithEnv(ctx context.Context, env []string, args ...string) (stri
 // runTo runs docker with its stdout and stderr written to w and e.
 func (c cli) runTo(ctx context.Context, stdout, stderr io.Writer, args ...string) error {
 	cmd := exec.CommandContext(ctx, c.path, args...)
+	cmd.Env = privilege.ToolEnv()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
 		return &cliError{args: args, err: err}

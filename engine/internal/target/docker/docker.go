@@ -19,6 +19,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/owner"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -82,9 +83,12 @@ func (t *Target) Name() string { return "docker" }
 // service's containers and perfgate's load generator.
 func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	t.env = target.Environment{Target: "docker", Limits: t.limits}
-	path, err := exec.LookPath("docker")
+	path, err := privilege.Tool("docker")
+	if errors.Is(err, exec.ErrNotFound) {
+		return t.env, &InfraError{Err: fmt.Errorf("target docker: the docker command is not installed (%w); install Docker (e.g. apt-get install docker.io) or use target: local", err)}
+	}
 	if err != nil {
-		return t.env, &InfraError{Err: errors.New("target docker: the docker command is not installed; install Docker (e.g. apt-get install docker.io) or use target: local")}
+		return t.env, &InfraError{Err: fmt.Errorf("target docker: %w", err)}
 	}
 	t.docker = cli{path: path}
 	info, err := t.docker.run(ctx, "info", "--format", "{{.ServerVersion}}|{{.CgroupVersion}}|{{.CgroupDriver}}")

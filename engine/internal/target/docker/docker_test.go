@@ -222,3 +222,26 @@ func TestNoEngineIsAnInfrastructureErrorSayingHowToStartOne(t *testing.T) {
 		t.Errorf("error %v, want an InfraError saying how to start Docker", err)
 	}
 }
+
+// TestRootRunsNoDockerFromTheGivenPath: as root, a `docker` planted
+// earlier on PATH (a directory the job's user can write, as a pull
+// request's build could) never runs: the docker target takes docker from
+// where root alone can change it (privilege.Tool).
+func TestRootRunsNoDockerFromTheGivenPath(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the secure PATH applies to root only")
+	}
+	planted := t.TempDir()
+	marker := filepath.Join(planted, "ran")
+	if err := os.WriteFile(filepath.Join(planted, "docker"), []byte("#!/bin/sh\ntouch "+marker+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", planted+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "nobody.sock"))
+	tg := New(cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}, "")
+	_, _ = tg.Prepare(context.Background())
+	tg.Close()
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("root ran the docker planted on PATH")
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/owner"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/kubernetes"
 )
@@ -36,6 +37,10 @@ const namePrefix = "perfgate-"
 
 // createTimeout bounds one `kind create cluster`, node readiness included.
 const createTimeout = 5 * time.Minute
+
+// findTool finds kind and docker: as root, only where root alone can
+// change them (privilege.Tool). Tests with a fake kind on PATH replace it.
+var findTool = privilege.Tool
 
 // Target is the kind target. The zero value is not usable; call New.
 type Target struct {
@@ -62,11 +67,16 @@ func (t *Target) Name() string { return "kind" }
 func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	env := target.Environment{Target: "kind"}
 	var err error
-	if t.kind, err = exec.LookPath("kind"); err != nil {
-		return env, &target.ConfigError{Err: errors.New("target kind: the kind command is not installed; install it (https://kind.sigs.k8s.io/docs/user/quick-start/#installation; GitHub's ubuntu runners have it) or use target: docker")}
+	if t.kind, err = findTool("kind"); errors.Is(err, exec.ErrNotFound) {
+		return env, &target.ConfigError{Err: fmt.Errorf("target kind: the kind command is not installed (%w); install it (https://kind.sigs.k8s.io/docs/user/quick-start/#installation; GitHub's ubuntu runners have it) or use target: docker", err)}
+	} else if err != nil {
+		return env, &target.ConfigError{Err: fmt.Errorf("target kind: %w", err)}
 	}
-	if _, err := exec.LookPath("docker"); err != nil {
-		return env, &target.ConfigError{Err: errors.New("target kind: kind runs its node in Docker, and the docker command is not installed")}
+	// kind runs docker from the PATH it is given (privilege.ToolEnv).
+	if _, err := findTool("docker"); errors.Is(err, exec.ErrNotFound) {
+		return env, &target.ConfigError{Err: fmt.Errorf("target kind: kind runs its node in Docker, and the docker command is not installed (%w)", err)}
+	} else if err != nil {
+		return env, &target.ConfigError{Err: fmt.Errorf("target kind: %w", err)}
 	}
 	swept, err := Sweep(ctx, t.kind)
 	warnings := swept.Warnings()
@@ -193,6 +203,7 @@ func runKind(ctx context.Context, kind string, timeout time.Duration, args ...st
 	defer cancel()
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, kind, args...)
+	cmd.Env = privilege.ToolEnv()
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	if err != nil && ctx.Err() == context.Canceled {

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/owner"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -43,6 +44,9 @@ exit 0
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// The fake is on a PATH root would not take it from.
+	findTool = exec.LookPath
+	t.Cleanup(func() { findTool = privilege.Tool })
 	return logPath
 }
 
@@ -191,5 +195,26 @@ func TestImagesAreLoadedWithKindLoad(t *testing.T) {
 	got := strings.Join(loadArgs("/usr/local/bin/kind", "perfgate-1-aa"), " ")
 	if got != "/usr/local/bin/kind load image-archive {archive} --name perfgate-1-aa" {
 		t.Errorf("load command %q", got)
+	}
+}
+
+// TestRootRunsNoKindFromTheGivenPath: as root, a `kind` planted earlier on
+// PATH (a directory the job's user can write, as a pull request's build
+// could) never runs; only one root alone can change does.
+func TestRootRunsNoKindFromTheGivenPath(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the secure PATH applies to root only")
+	}
+	if real, err := privilege.Tool("kind"); err == nil {
+		t.Skipf("a real kind is installed (%s): Prepare would create a cluster", real)
+	}
+	perfgates := findTool
+	logPath := fakeKind(t, "", 0)
+	findTool = perfgates
+	tg := newTarget(t.TempDir())
+	_, _ = tg.Prepare(context.Background())
+	tg.Close()
+	if _, err := os.Stat(logPath); err == nil {
+		t.Errorf("root ran the kind planted on PATH: %q", calls(t, logPath))
 	}
 }
