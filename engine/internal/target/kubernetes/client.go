@@ -50,6 +50,9 @@ func connect(ctx context.Context, k config.Kubernetes) (*cluster, error) {
 	if err != nil {
 		return nil, &target.ConfigError{Err: fmt.Errorf("target kubernetes: the kubeconfig does not load: %w", err)}
 	}
+	if err := refuseRootPlugins(k.Kubeconfig, raw, os.Geteuid() == 0); err != nil {
+		return nil, err
+	}
 	if contextName == "" {
 		contextName = raw.CurrentContext
 	}

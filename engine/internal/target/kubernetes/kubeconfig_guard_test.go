@@ -1,0 +1,83 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// hostileKubeconfig writes testdata/name with MARKER replaced by a path
+// that its plugin would create, and returns both.
+func hostileKubeconfig(t *testing.T, name string) (kubeconfig, marker string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	marker = filepath.Join(dir, "plugin-ran")
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(strings.ReplaceAll(string(data), "MARKER", marker)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig, marker
+}
+
+// TestKubeconfigFromConfigRunsNoPluginAsRoot: as root, a kubeconfig that
+// perfgate.yml names is refused when a user of it has an exec plugin,
+// an auth-provider or a tokenFile, with the field and value named, and
+// the plugin never runs. (It is the kubernetes target's and `perfgate
+// sweep`'s connection alike.)
+func TestKubeconfigFromConfigRunsNoPluginAsRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the refusal applies to root only")
+	}
+	for _, c := range []struct{ file, want string }{
+		{"kubeconfig-exec-plugin.yaml", `user "plugin" with exec "/bin/sh"`},
+		{"kubeconfig-auth-provider.yaml", `user "provider" with auth-provider "oidc"`},
+		{"kubeconfig-token-file.yaml", `user "reader" with tokenFile "/etc/shadow"`},
+	} {
+		kubeconfig, marker := hostileKubeconfig(t, c.file)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := connect(ctx, config.Kubernetes{Kubeconfig: kubeconfig})
+		cancel()
+		var ce *target.ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "kubernetes.kubeconfig: "+`"`+kubeconfig+`"`) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "KUBECONFIG") {
+			t.Errorf("%s: err = %v; want a configuration error naming kubernetes.kubeconfig, %s and the fix", c.file, err, c.want)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("%s: the kubeconfig's exec plugin ran as root", c.file)
+		}
+		if _, err := Sweep(context.Background(), config.Kubernetes{Kubeconfig: kubeconfig}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: the sweep connected: %v", c.file, err)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("%s: the sweep ran the kubeconfig's exec plugin as root", c.file)
+		}
+	}
+}
+
+// TestKubeconfigPluginsAllowedOutsideRootOrConfig: the refusal is for
+// root and a kubeconfig named in perfgate.yml only; KUBECONFIG is the
+// workflow's, and a user's own perfgate runs their plugins as them. That
+// the plugin runs here also shows that the marker above would be there
+// had connect not refused.
+func TestKubeconfigPluginsAllowedOutsideRootOrConfig(t *testing.T) {
+	kubeconfig, marker := hostileKubeconfig(t, "kubeconfig-exec-plugin.yaml")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	t.Setenv("KUBECONFIG", kubeconfig)
+	if _, err := connect(ctx, config.Kubernetes{}); err == nil || strings.Contains(err.Error(), "with exec") {
+		t.Errorf("KUBECONFIG's plugin is refused, or a server at 127.0.0.1:1 answered: %v", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the plugin of KUBECONFIG's kubeconfig did not run: %v", err)
+	}
+}
