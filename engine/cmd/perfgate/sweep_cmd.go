@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/owner"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target/docker"
 	"github.com/perfgate/perfgate/engine/internal/target/kind"
 	"github.com/perfgate/perfgate/engine/internal/target/kubernetes"
@@ -27,23 +30,75 @@ type sweepPart struct {
 
 // sweepCommand (`perfgate sweep`) removes what perfgate processes of this
 // host identity left when they died without cleaning up (SIGKILL, a job
-// timing out): the Action's post step runs it. Each target sweeps the same
-// at its start; this does all of them at once, whatever the config's
-// target.
+// timing out): the Action's post step runs it, as root under sudo, with
+// the pull request's perfgate.yml. So it touches only what the target it
+// sweeps can have made (--target, else the config's target): a Kubernetes
+// cluster only for target kubernetes, since connecting loads a kubeconfig
+// (and its credential plugins) that the config may name; the kubernetes
+// target's own rules for that kubeconfig apply (kubernetes.Sweep).
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "perfgate.yml whose kubernetes section (kubeconfig, context, namespace) says which cluster to sweep; without it, KUBECONFIG or ~/.kube/config")
+	configPath := fs.String("config", "", "perfgate.yml: its target says what to sweep, and for target kubernetes its kubernetes section (kubeconfig, context, namespace) says which cluster; without it, KUBECONFIG or ~/.kube/config")
+	targetName := fs.String("target", "", "the target whose leftovers to remove: local (cgroups), docker, kind or kubernetes; default the config's target, and without a config cgroups, Docker and kind (never a cluster)")
 	if !parseFlags(fs, args, stderr) {
 		return exitConfig
 	}
-	return sweep(ctx, sweepParts(*configPath), stdout, stderr)
+	parts, err := sweepPartsFor(*targetName, *configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "perfgate sweep: %v\n", err)
+		return exitConfig
+	}
+	return sweep(ctx, parts, stdout, stderr)
 }
 
-// sweepParts are the resources perfgate creates: cgroups (local target),
-// Docker containers and images (docker), kind clusters (kind), and
-// namespaces and objects on a Kubernetes cluster (kubernetes).
-func sweepParts(configPath string) []sweepPart {
+// sweepPartsFor picks the parts for targetName, or the config's target
+// when targetName is empty. The config is read only for its target and,
+// for target kubernetes, its kubernetes section.
+func sweepPartsFor(targetName, configPath string) ([]sweepPart, error) {
+	var settings config.Kubernetes
+	if configPath != "" && (targetName == "" || targetName == "kubernetes") {
+		cfg, err := config.Load(configPath)
+		if err != nil {
+			return nil, fmt.Errorf("%s does not load, so what to sweep is unknown: %w; pass --target", configPath, err)
+		}
+		targetName = firstNonEmpty(targetName, cfg.Target)
+		settings = cfg.Kubernetes
+	}
+	all := sweepParts(settings)
+	names := map[string][]string{
+		"":           {"cgroups", "docker", "kind"},
+		"local":      {"cgroups"},
+		"docker":     {"cgroups", "docker"},
+		"kind":       {"cgroups", "kind"},
+		"kubernetes": {"cgroups", "kubernetes"},
+	}[targetName]
+	if names == nil {
+		return nil, fmt.Errorf("--target %q is not a target; use one of %v", targetName, config.Targets)
+	}
+	var parts []sweepPart
+	for _, p := range all {
+		if slices.Contains(names, p.name) {
+			parts = append(parts, p)
+		}
+	}
+	return parts, nil
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// sweepParts are the resources perfgate creates: cgroups (local target,
+// and perfgate's own load generator), Docker containers and images
+// (docker), kind clusters (kind), and namespaces and objects on a
+// Kubernetes cluster (kubernetes, the cluster of settings).
+func sweepParts(settings config.Kubernetes) []sweepPart {
 	return []sweepPart{
 		{name: "cgroups", sweep: func(context.Context, string) (owner.Swept, error) {
 			h, err := cgroup.Detect()
@@ -55,14 +110,6 @@ func sweepParts(configPath string) []sweepPart {
 		{name: "docker", tool: "docker", sweep: docker.Sweep},
 		{name: "kind", tool: "kind", sweep: kind.Sweep},
 		{name: "kubernetes", sweep: func(ctx context.Context, _ string) (owner.Swept, error) {
-			var settings config.Kubernetes
-			if configPath != "" {
-				cfg, err := config.Load(configPath)
-				if err != nil {
-					return owner.Swept{}, fmt.Errorf("%s does not load, so the cluster is unknown: %w", configPath, err)
-				}
-				settings = cfg.Kubernetes
-			}
 			return kubernetes.Sweep(ctx, settings)
 		}},
 	}
@@ -77,8 +124,11 @@ func sweep(ctx context.Context, parts []sweepPart, stdout, stderr io.Writer) int
 		path := ""
 		if p.tool != "" {
 			var err error
-			if path, err = exec.LookPath(p.tool); err != nil {
-				fmt.Fprintf(stdout, "  %s: skipped, the %s command is not on PATH\n", p.name, p.tool)
+			if path, err = privilege.Tool(p.tool); errors.Is(err, exec.ErrNotFound) {
+				fmt.Fprintf(stdout, "  %s: skipped, the %s command is not installed (%v)\n", p.name, p.tool, err)
+				continue
+			} else if err != nil {
+				fmt.Fprintf(stdout, "  %s: skipped, %v\n", p.name, err)
 				continue
 			}
 		}

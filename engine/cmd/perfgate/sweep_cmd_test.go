@@ -16,8 +16,8 @@ import (
 // TestSweepRemovesGoneOwnersGroupsOnly plants real cgroups next to a live
 // group of this process: one of a perfgate that is gone, which `perfgate
 // sweep` removes, and then one it cannot remove (it holds a child group),
-// which makes it exit 1 naming it. Docker, kind and Kubernetes are absent
-// (PATH and KUBECONFIG point nowhere) and are skipped, each saying why.
+// which makes it exit 1 naming it. --target local sweeps cgroups only:
+// Docker, kind and Kubernetes are not touched.
 func TestSweepRemovesGoneOwnersGroupsOnly(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("creating cgroups needs root")
@@ -60,7 +60,7 @@ func TestSweepRemovesGoneOwnersGroupsOnly(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	sweep := func() (int, string, string) {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), []string{"sweep"}, &stdout, &stderr)
+		code := run(context.Background(), []string{"sweep", "--target", "local"}, &stdout, &stderr)
 		return code, stdout.String(), stderr.String()
 	}
 
@@ -82,13 +82,9 @@ func TestSweepRemovesGoneOwnersGroupsOnly(t *testing.T) {
 			t.Errorf("the live group went: %v", err)
 		}
 	}
-	for _, want := range []string{
-		"docker: skipped, the docker command is not on PATH",
-		"kind: skipped, the kind command is not on PATH",
-		"kubernetes: skipped, no cluster to look in",
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, stdout)
+	for _, other := range []string{"docker:", "kind:", "kubernetes:"} {
+		if strings.Contains(stdout, other) {
+			t.Errorf("--target local swept more than cgroups (%s):\n%s", other, stdout)
 		}
 	}
 
@@ -101,5 +97,68 @@ func TestSweepRemovesGoneOwnersGroupsOnly(t *testing.T) {
 	code, stdout, stderr = sweep()
 	if code != exitSweepLeftovers || !strings.Contains(stderr, "cgroups: FAILED: could not remove cgroup "+stuck[0]) {
 		t.Errorf("exit %d, stderr %q; want %d naming %s\n%s", code, stderr, exitSweepLeftovers, stuck[0], stdout)
+	}
+}
+
+// TestSweepLoadsNoKubeconfigForAnotherTarget: the Action's post step runs
+// `sudo perfgate sweep --config <the pull request's perfgate.yml>`. A
+// config of target local that names a hostile kubeconfig (its exec plugin
+// touches a file) must not make the sweep connect to a cluster: only
+// target kubernetes sweeps one. For target kubernetes, the kubernetes
+// target's refusal of such a kubeconfig under root applies to the sweep
+// too.
+func TestSweepLoadsNoKubeconfigForAnotherTarget(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "plugin-ran")
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	data, err := os.ReadFile("../../internal/target/kubernetes/testdata/kubeconfig-exec-plugin.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kubeconfig, []byte(strings.ReplaceAll(string(data), "MARKER", marker)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	configFor := func(target string) string {
+		path := filepath.Join(dir, target+".yml")
+		body := "version: 1\nservice:\n  package: ./cmd/server\n  args: [\"-addr\", \"{addr}\"]\ntarget: " + target + "\nkubernetes:\n  kubeconfig: " + kubeconfig + "\n" +
+			"  image_load: [\"true\"]\nload:\n  rate: 10\n  requests: [GET /]\n"
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// Neither Docker nor kind is reached: nothing of them is installed
+	// on the PATH this test gives, nor (for root) on the secure one, or
+	// DOCKER_HOST points nowhere.
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(dir, "nobody.sock"))
+	for _, c := range []struct {
+		args []string
+		kube bool // the sweep looks at a cluster
+	}{
+		{[]string{"sweep", "--config", configFor("local")}, false},
+		{[]string{"sweep", "--config", configFor("docker")}, false},
+		{[]string{"sweep", "--target", "local", "--config", configFor("kubernetes")}, false},
+		{[]string{"sweep", "--config", configFor("kubernetes")}, true},
+	} {
+		var stdout, stderr bytes.Buffer
+		run(context.Background(), c.args, &stdout, &stderr)
+		if !strings.Contains(stdout.String(), "cgroups:") {
+			t.Fatalf("%v did not sweep:\n%s%s", c.args, stdout.String(), stderr.String())
+		}
+		if got := strings.Contains(stdout.String(), "kubernetes:"); got != c.kube {
+			t.Errorf("%v: swept a cluster %v, want %v\n%s%s", c.args, got, c.kube, stdout.String(), stderr.String())
+		}
+		if os.Geteuid() == 0 || !c.kube {
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("%v ran the kubeconfig's exec plugin:\n%s%s", c.args, stdout.String(), stderr.String())
+			}
+		}
+		if c.kube && os.Geteuid() == 0 && !strings.Contains(stdout.String(), `user "plugin" with exec "/bin/sh"`) {
+			t.Errorf("%v: as root, the sweep does not say why it refused the kubeconfig:\n%s", c.args, stdout.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"sweep", "--target", "cloud"}, &stdout, &stderr); code != exitConfig || !strings.Contains(stderr.String(), `--target "cloud" is not a target`) {
+		t.Errorf("--target cloud: exit %d, %s", code, stderr.String())
 	}
 }
