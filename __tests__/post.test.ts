@@ -6,8 +6,9 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { recorded, reset } from './support/core-fake.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
-const { alive, post, stopEngine } = await import('../src/post.js')
+const { alive, post, stopEngine, sweepArgs } = await import('../src/post.js')
 const { buildFreshEngine } = await import('../src/engine.js')
+const state = await import('../src/state.js')
 
 // A real process named perfgate (a copy of sleep) stands in for an engine
 // that main left running when the job was cancelled.
@@ -63,6 +64,26 @@ describe('post', () => {
     await post()
     expect(recorded.warnings).toEqual([])
     expect(recorded.failed).toEqual([])
+  })
+})
+
+// Under sudo the sweep reads the config as root, and the config may be the
+// pull request's: post says which target to sweep, so that a kubeconfig the
+// config names is loaded only for target kubernetes.
+describe('sweepArgs', () => {
+  const run = { binary: '/opt/perfgate', viaSudo: true, config: '/work/perfgate.yml', target: '' }
+  it("passes the target input, which overrides the config's target", () => {
+    expect(sweepArgs({ ...run, target: 'local' }, true)).toEqual(['sweep', '--target', 'local', '--config', '/work/perfgate.yml'])
+  })
+  it("leaves the config's target to the engine when the input is empty", () => {
+    expect(sweepArgs(run, true)).toEqual(['sweep', '--config', '/work/perfgate.yml'])
+  })
+  it('passes no config that is gone', () => {
+    expect(sweepArgs({ ...run, target: 'docker' }, false)).toEqual(['sweep', '--target', 'docker'])
+  })
+  it("reads a target saved by an older main as the config's", () => {
+    recorded.state.perfgateEngine = JSON.stringify({ binary: '/opt/perfgate', viaSudo: true, config: '/work/perfgate.yml' })
+    expect(state.engineRun()).toEqual(run)
   })
 })
 
@@ -147,7 +168,7 @@ esac
     expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['get clusters', `delete cluster --name ${dead}`])
     const log = recorded.infos.join('\n')
     expect(log).toContain(`kind: removed kind cluster ${dead}`)
-    expect(log).toContain('docker: skipped, the docker command is not on PATH')
+    expect(log).toContain('docker: skipped, the docker command is not installed')
     expect(recorded.warnings).toEqual([])
   })
 

@@ -59,8 +59,7 @@ export async function stopEngine(pid: number, viaSudo = false): Promise<void> {
  * Its list goes to the log; anything it could not remove is a warning.
  */
 async function sweep(engine: state.EngineRun): Promise<void> {
-  const args = existsSync(engine.config) ? ['sweep', '--config', engine.config] : ['sweep']
-  const command = engineCommand(engine.binary, args, process.env, engine.viaSudo)
+  const command = engineCommand(engine.binary, sweepArgs(engine, existsSync(engine.config)), process.env, engine.viaSudo)
   try {
     const result = await exec.getExecOutput(command.file, command.args, { env: command.env, silent: true, ignoreReturnCode: true })
     if (result.stdout.trim()) core.info(result.stdout.trimEnd())
@@ -70,6 +69,16 @@ async function sweep(engine: state.EngineRun): Promise<void> {
   } catch (error) {
     core.warning(`post: running \`perfgate sweep\` (${engine.binary}) failed: ${getErrorMessage(error)}`)
   }
+}
+
+/**
+ * sweepArgs sweeps the target main measured on, and nothing else: the
+ * config may be the pull request's, and under sudo the engine reads it as
+ * root, so it connects to a Kubernetes cluster only for target kubernetes
+ * (the `target` input, else the config's).
+ */
+export function sweepArgs(engine: state.EngineRun, configExists: boolean): string[] {
+  return ['sweep', ...(engine.target ? ['--target', engine.target] : []), ...(configExists ? ['--config', engine.config] : [])]
 }
 
 /** isPerfgate guards against a recycled PID: only a perfgate process is signalled. */

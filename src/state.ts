@@ -27,8 +27,10 @@ export interface EngineRun {
   readonly binary: string
   /** Whether it ran through sudo (engineInvocation). */
   readonly viaSudo: boolean
-  /** perfgate.yml as an absolute path: its kubernetes section names the cluster to sweep. */
+  /** perfgate.yml as an absolute path: its target says what to sweep, and its kubernetes section which cluster. */
   readonly config: string
+  /** The `target` input, which overrides the config's target; '' for the config's. */
+  readonly target: string
 }
 
 export const saveEngineRun = (run: EngineRun): void => core.saveState(keys.engine, JSON.stringify(run))
@@ -44,7 +46,7 @@ export function engineRun(): EngineRun | undefined {
     return undefined
   }
   if (typeof run.binary !== 'string' || typeof run.viaSudo !== 'boolean' || typeof run.config !== 'string') return undefined
-  return { binary: run.binary, viaSudo: run.viaSudo, config: run.config }
+  return { binary: run.binary, viaSudo: run.viaSudo, config: run.config, target: typeof run.target === 'string' ? run.target : '' }
 }
 
 export function saveUploadPlan(resultsDir: string, artifactName: string): void {
