@@ -55,13 +55,14 @@ func MarkdownFor(rep *report.Report, r Reproduction, links Links) string {
 	}
 	sections := []section{
 		{name: "verdict", text: verdictSection(rep, links)},
-		{name: "config changes", text: configChangesSection(rep)},
+		{name: "plan", text: planNotice(rep)},
 		{name: "hints", text: hintsSection(rep), optional: true, priority: 8},
 		{name: "what next", text: nextSteps(rep, links)},
 		{name: "metrics", text: summaryTable(rep), optional: true, priority: 9},
 		{name: "endpoint regressions", text: endpointsLine(rep)},
 		{name: "functions", text: functionsSection(rep, links), optional: true, priority: 6},
 		{name: "service hints", text: serviceHintsSection(rep), optional: true, priority: 5},
+		{name: "perfgate.yml changes", text: configChangesSection(rep), optional: true, priority: 6},
 		{name: "endpoints", text: endpointsSection(rep), optional: true, priority: 3},
 		{name: "statistics", text: statisticsSection(rep), optional: true, priority: 5},
 		{name: "main's trend", text: mainHistorySection(rep), optional: true, priority: 4},

@@ -129,7 +129,13 @@ func inconclusiveSteps(rep *report.Report) string {
 	}
 	var parts []string
 	if need > 0 {
-		parts = append(parts, fmt.Sprintf("at this run's spread, about %d valid %s would decide it (this run had %d): set `pairs: %d` in perfgate.yml (or `pairs.max` to at least %d) and re-run", need, unit, pairs, need, need))
+		where := "in perfgate.yml (or `pairs.max` to at least %d) and re-run"
+		if rep.ThresholdsFrom == report.ThresholdsFromBase {
+			// The plan comes from the base: raising pairs in this pull
+			// request would not change this gate.
+			where = "(or `pairs.max` to at least %d) in the base branch's perfgate.yml, where the plan comes from, and re-run"
+		}
+		parts = append(parts, fmt.Sprintf("at this run's spread, about %d valid %s would decide it (this run had %d): set `pairs: %d` "+where, need, unit, pairs, need, need))
 	}
 	if len(unreachable) > 0 {
 		parts = append(parts, fmt.Sprintf("%s sits at its threshold: more %s barely help; if the change is real and intended, raise the threshold", strings.Join(unreachable, ", "), unit))
@@ -222,7 +228,11 @@ func invalidSteps(rep *report.Report) string {
 	if len(fixes) == 0 {
 		return "see the invalid runs below for each run's reason; " + invalidIsNeither + checkSentence(rep)
 	}
-	return strings.Join(fixes, "; ") + ". " + strings.ToUpper(invalidIsNeither[:1]) + invalidIsNeither[1:] + checkSentence(rep)
+	fix := strings.Join(fixes, "; ") + "."
+	if rep.ThresholdsFrom == report.ThresholdsFromBase && (strings.Contains(fix, "`load.") || strings.Contains(fix, "`resources.")) {
+		fix += " perfgate.yml's plan (load, resources) comes from the base branch: change it there."
+	}
+	return fix + " " + strings.ToUpper(invalidIsNeither[:1]) + invalidIsNeither[1:] + checkSentence(rep)
 }
 
 // invalidIsNeither says what an invalid measurement means for the pull

@@ -138,7 +138,7 @@ load:
   rate: 50
   requests: ["GET /"]
 experiment: sequential
-pairs: 9
+pairs: 10
 profiles: [allocs]
 layout: build
 profile_rounds: 0
@@ -163,8 +163,8 @@ profile_rounds: 0
 		{Key: "load.requests", Base: "GET /search?q=alpha, GET /", Head: "GET /"},
 		{Key: "experiment", Base: "duet", Head: "sequential"},
 		{Key: "layout", Base: "random", Head: "build"},
-		{Key: "pairs.min", Base: "20", Head: "9"},
-		{Key: "pairs.max", Base: "30", Head: "9"},
+		{Key: "pairs.min", Base: "20", Head: "10"},
+		{Key: "pairs.max", Base: "30", Head: "10"},
 		{Key: "profiles", Base: "cpu, allocs", Head: "allocs"},
 		{Key: "profile_rounds", Base: "3", Head: "0"},
 	}
@@ -264,24 +264,27 @@ func TestBaseDirHasNoBaseConfig(t *testing.T) {
 }
 
 // TestGateRunRecordsTheBasesThresholds: perfgate gate itself applies the
-// base's thresholds and writes the change into report.json, even when the
-// gate ends early (here at a build that fails on both sides).
+// base's plan and thresholds and writes the change into report.json and
+// the comment, even when the gate ends early (here at a build that fails
+// on both sides).
 func TestGateRunRecordsTheBasesThresholds(t *testing.T) {
 	files := map[string]string{"perfgate.yml": strictConfig, "go.mod": "module example.com/svc\n\ngo 1.24\n"}
 	pullRequest(t, files, func(top string) {
-		writeFile(t, filepath.Join(top, "perfgate.yml"), testService+"gate:\n  cpu: 50%\n")
+		writeFile(t, filepath.Join(top, "perfgate.yml"), testService+"gate:\n  cpu: 50%\npairs: 10\n")
 	})
 	out := filepath.Join(t.TempDir(), "results")
 	rep, err := Gate(context.Background(), GateOptions{ConfigPath: "perfgate.yml", Base: "v1", Head: ".", Out: out, Targets: everyTarget(), Stdout: io.Discard, Stderr: io.Discard})
 	if err == nil || rep == nil {
 		t.Fatalf("report %v, err %v: want a failed build's report", rep, err)
 	}
-	if rep.Config.Gate.CPU != 0.015 || len(rep.ConfigChanges) != 1 || rep.ConfigChanges[0].Head != "50%" {
-		t.Errorf("config gate.cpu %v, changes %+v: want the base's 1.5%% and the change recorded", rep.Config.Gate.CPU, rep.ConfigChanges)
+	want := []report.ConfigChange{{Key: "pairs.min", Base: "14", Head: "10"}, {Key: "pairs.max", Base: "28", Head: "10"}, {Key: "gate.cpu", Base: "1.5%", Head: "50%"}}
+	if rep.Config.Gate.CPU != 0.015 || rep.Config.Pairs != 14 || !slices.Equal(rep.ConfigChanges, want) {
+		t.Errorf("config gate.cpu %v, pairs %d, changes %+v: want the base's 1.5%% and 14, and the changes recorded", rep.Config.Gate.CPU, rep.Config.Pairs, rep.ConfigChanges)
 	}
 	data, err := os.ReadFile(filepath.Join(out, "report.md"))
-	if err != nil || !strings.Contains(string(data), "changes perfgate.yml's thresholds") {
-		t.Errorf("report.md (%v) does not show the change:\n%s", err, data)
+	md := string(data)
+	if err != nil || !strings.Contains(md, "**Measured with the base's perfgate.yml plan**; this pull request changes pairs.min 14 → 10") || !strings.Contains(md, "| gate.cpu | 1.5% | 50% |") {
+		t.Errorf("report.md (%v) does not show the changes:\n%s", err, md)
 	}
 }
 
