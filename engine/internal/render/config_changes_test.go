@@ -20,15 +20,16 @@ func planChanges() []report.ConfigChange {
 }
 
 // TestMarkdownShowsThePlanThePullRequestChanged renders the real
-// regression run as if its pull request had changed perfgate.yml's plan:
-// one line on the first screen, the whole list folded below.
+// regression run as its pull request sees it (with the run's links), as
+// if the pull request had changed perfgate.yml's plan: one line on the
+// first screen, the whole list folded below.
 func TestMarkdownShowsThePlanThePullRequestChanged(t *testing.T) {
-	rep := realReport(t, "regression")
+	rep := prRegression(t)
 	if md := Markdown(rep); strings.Contains(md, "perfgate.yml plan") || strings.Contains(md, "is new in this pull request") {
 		t.Fatal("a report without config changes shows them")
 	}
 	rep.ConfigChanges = planChanges()
-	md := Markdown(rep)
+	md := MarkdownFor(rep, ReproductionOf(rep), ciLinks())
 	golden(t, "config-changes.md", md)
 	firstScreen, _, _ := strings.Cut(md, "<details>")
 	line := "**Measured with the base's perfgate.yml plan**; this pull request changes load.requests, pairs.min, +2 more."
