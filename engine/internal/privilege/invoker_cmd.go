@@ -27,8 +27,9 @@ func AsInvoker(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	// Groups empty: root's supplementary groups must not come along.
-	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID), Groups: []uint32{}}
+	// The invoker's own supplementary groups (docker, say, for an
+	// image_load that runs `kind load`), never root's.
+	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID), Groups: groupsOf(u)}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
@@ -47,6 +48,26 @@ func GiveToInvoker(path string) error {
 		return nil
 	}
 	return os.Lchown(path, u.UID, u.GID)
+}
+
+// groupsOf is u's supplementary groups from the group database: what a
+// login of u would have. None when u has no entry (a bare uid).
+func groupsOf(u User) []uint32 {
+	groups := []uint32{}
+	pw, err := user.LookupId(strconv.Itoa(u.UID))
+	if err != nil {
+		return groups
+	}
+	ids, err := pw.GroupIds()
+	if err != nil {
+		return groups
+	}
+	for _, id := range ids {
+		if gid, err := strconv.ParseUint(id, 10, 32); err == nil && gid != 0 {
+			groups = append(groups, uint32(gid))
+		}
+	}
+	return groups
 }
 
 func homeOf(u User) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/engine/internal/image"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -22,6 +23,32 @@ type images struct {
 	run        string
 	workDir    string
 	loaded     map[string]string // binary → reference
+	// asInvoker runs load as the invoking user under sudo (and the
+	// archive is theirs): kubernetes.image_load comes from perfgate.yml,
+	// which a pull request can change, and nothing of that config may run
+	// as root. The invoker is who ran the job, so a loader that works in
+	// their shell (kind load, ctr through their socket, a registry push
+	// with their credentials) works here. Taking image_load from the base
+	// revision instead would still run a command the repository chose as
+	// root, and `perfgate run` has no base. False for perfgate's own
+	// loader (the kind target's `kind load`).
+	asInvoker bool
+}
+
+// newImages makes the work directory for the archives, the invoker's when
+// load runs as the invoker, so that load can read them.
+func newImages(repository string, load []string, run string, asInvoker bool) (*images, error) {
+	dir, err := os.MkdirTemp("", "perfgate-images-")
+	if err != nil {
+		return nil, err
+	}
+	if asInvoker {
+		if err := privilege.GiveToInvoker(dir); err != nil {
+			os.Remove(dir)
+			return nil, fmt.Errorf("give the image directory %s to the user who runs kubernetes.image_load: %w", dir, err)
+		}
+	}
+	return &images{repository: repository, load: load, run: run, workDir: dir, loaded: map[string]string{}, asInvoker: asInvoker}, nil
 }
 
 // ensure makes binary's image available to the cluster and returns its
@@ -47,6 +74,11 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 		return "", err
 	}
 	defer os.Remove(archive)
+	if m.asInvoker {
+		if err := privilege.GiveToInvoker(archive); err != nil {
+			return "", fmt.Errorf("give the image archive %s to the user who runs kubernetes.image_load: %w", archive, err)
+		}
+	}
 	args := make([]string, len(m.load))
 	for i, a := range m.load {
 		args[i] = strings.NewReplacer("{archive}", archive, "{image}", ref).Replace(a)
@@ -54,6 +86,9 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, &out
+	if m.asInvoker {
+		privilege.AsInvoker(cmd)
+	}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()

@@ -38,6 +38,10 @@ type Target struct {
 	// the values perfgate derives from the limits.
 	serviceEnv map[string]string
 
+	// ownSettings says settings are perfgate's own (the kind target's
+	// cluster), not perfgate.yml's: its image_load then runs as perfgate.
+	ownSettings bool
+
 	cluster *cluster
 	run     string
 	// namespace is where the run's objects live; ownNamespace says
@@ -73,10 +77,11 @@ func (t *Target) Name() string { return t.name }
 // service at a time (target.LoadsInside).
 func (t *Target) LoadsInside() {}
 
-// Configure replaces the kubernetes settings before Prepare: the kind
-// target knows its cluster's kubeconfig and image loader only once it has
+// Configure replaces the kubernetes settings with perfgate's own before
+// Prepare: the kind target knows its cluster's kubeconfig and image loader
+// (perfgate's own `kind load`, which needs root's Docker) only once it has
 // created the cluster.
-func (t *Target) Configure(settings config.Kubernetes) { t.settings = settings }
+func (t *Target) Configure(settings config.Kubernetes) { t.settings, t.ownSettings = settings, true }
 
 // Prepare connects to the cluster, makes the run's namespace (its own when
 // allowed), ships the load generator's image and starts its Job.
@@ -93,10 +98,10 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		return t.env, err
 	}
 
-	if t.workDir, err = os.MkdirTemp("", "perfgate-images-"); err != nil {
+	if t.images, err = newImages(firstSet(t.settings.ImageRepository, "perfgate"), t.settings.ImageLoad, t.run, !t.ownSettings); err != nil {
 		return t.env, err
 	}
-	t.images = &images{repository: firstSet(t.settings.ImageRepository, "perfgate"), load: t.settings.ImageLoad, run: t.run, workDir: t.workDir, loaded: map[string]string{}}
+	t.workDir = t.images.workDir
 	if err := t.makeNamespace(ctx); err != nil {
 		return t.env, err
 	}
