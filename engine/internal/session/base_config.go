@@ -34,7 +34,8 @@ import (
 // controls anyway, and base and head are built and run with the same
 // values, so it cannot favour one side. It stays head's, as do version
 // (the format head's file is written in) and where a cluster is
-// (kubernetes:, kind:, which the environment decides like --target).
+// (kubernetes:, kind:, which the environment decides like --target;
+// kind.node_image has a rule of its own).
 //
 // planKeys are the plan's top-level keys (JSON names of report.Config);
 // TestEveryConfigKeyIsPlanOrService keeps every key in one of the two.
