@@ -182,6 +182,6 @@ describe('runCommentStage runs only an engine it has just built', () => {
     const body = (gh.comments.get(7) ?? [])[0]?.body ?? ''
     expect(body).toMatch(/^args=report .* --accepted-label perfgate:accept --accepted-by alice$/m)
     expect(gh.count('issues/list-labels-on-issue')).toBe(1)
-    expect(gh.count('issues/list-events')).toBe(1)
+    expect(gh.count('issues/list-events-for-timeline')).toBe(1)
   }, 120_000)
 })

@@ -22,7 +22,19 @@ describe('getInputs', () => {
       confirmBudget: 3,
       pairWith: 'last',
       acceptLabel: '',
+      acceptBots: [],
     })
+  })
+
+  it('reads accept-bots: app logins separated by commas or new lines', () => {
+    expect(getInputs(read({ 'accept-bots': 'renovate[bot], dependabot[bot]\nmy-app\n' })).acceptBots).toEqual([
+      'renovate[bot]',
+      'dependabot[bot]',
+      'my-app',
+    ])
+    expect(() => getInputs(read({ 'accept-bots': 'renovate[bot], -x, a b' }))).toThrow(
+      /Invalid 'accept-bots': "-x", "a b"\. Expected app logins such as renovate\[bot\]/,
+    )
   })
 
   it('reads accept-label: a label name, or empty to turn acceptance off', () => {

@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { acceptRegression } from './accept-label.js'
+import { acceptRegression, withIgnoredLabel } from './accept-label.js'
 import { commentMarker, writeComment } from './comment.js'
 import { buildFreshEngine } from './engine.js'
 import { UserError } from './errors.js'
@@ -87,13 +87,16 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
     // later re-runs stage one (pull_request: labeled), which passes, and
     // this stage then says so in the comment.
     if (verdict === 'regression') {
-      const acceptance = await acceptRegression(() => octokit, {
+      const decision = await acceptRegression(() => octokit, {
         owner: event.owner,
         repo: event.repo,
         pullNumber: pull.number,
         label: inputs.acceptLabel,
+        headSha: run.headSha,
+        bots: inputs.acceptBots,
       })
-      if (acceptance) markdown = await linkedReport(engine.path, reportPath, links, acceptance, markdown, dir, reproduce)
+      if (decision.acceptance) markdown = await linkedReport(engine.path, reportPath, links, decision.acceptance, markdown, dir, reproduce)
+      markdown = withIgnoredLabel(markdown, decision)
     }
   } finally {
     await rm(path.dirname(engine.path), { recursive: true, force: true })

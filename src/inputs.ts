@@ -31,6 +31,8 @@ export interface Inputs {
   readonly pairWith: string
   /** acceptLabel is the pull request label that accepts a regression on purpose; '' turns acceptance off. */
   readonly acceptLabel: string
+  /** acceptBots are the apps (Bot accounts) whose accept label counts, as logins; people need write access instead. */
+  readonly acceptBots: readonly string[]
 }
 
 /**
@@ -83,6 +85,7 @@ export function getInputs(read: InputReader = (name) => core.getInput(name)): In
     // No fallback here: action.yml's default (perfgate:accept) applies when
     // the input is not given, and an empty value turns acceptance off.
     acceptLabel: checkLabel(read('accept-label').trim(), problems),
+    acceptBots: checkBots(read('accept-bots'), problems),
   }
   if (problems.length > 0) throw new UserError(problems.join('\n'))
   return inputs
@@ -154,6 +157,22 @@ function checkLabel(label: string, problems: string[]): string {
     return ''
   }
   return label
+}
+
+/** checkBots reads accept-bots: app logins separated by commas or new lines, each with or without its [bot] suffix. */
+function checkBots(list: string, problems: string[]): string[] {
+  const bots = list
+    .split(/[,\n]/)
+    .map((b) => b.trim())
+    .filter(Boolean)
+  const bad = bots.filter((b) => !/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(\[bot\])?$/.test(b))
+  if (bad.length > 0) {
+    problems.push(
+      `Invalid 'accept-bots': ${bad.map((b) => JSON.stringify(b)).join(', ')}. Expected app logins such as renovate[bot], separated by commas or new lines, or empty for none.`,
+    )
+    return []
+  }
+  return bots
 }
 
 /** checkRelativePath keeps paths inside the workspace. */

@@ -3,7 +3,7 @@ import * as github from '@actions/github'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import * as path from 'node:path'
-import { acceptRegression } from './accept-label.js'
+import { acceptRegression, headPushedAt, withIgnoredLabel } from './accept-label.js'
 import { annotateReport } from './annotations.js'
 import { artifactName } from './artifact.js'
 import { commentMarker, writeComment } from './comment.js'
@@ -148,19 +148,23 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   await annotateReport(resultsDir)
 
   const pr = event.pullRequest
-  const acceptance =
+  const decision =
     outcome.verdict === 'regression' && pr
       ? await acceptRegression(() => createOctokit(inputs.token), {
           owner: event.owner,
           repo: event.repo,
           pullNumber: pr.number,
           label: inputs.acceptLabel,
+          headSha: pr.headSha || event.sha,
+          bots: inputs.acceptBots,
+          headPushedAt: headPushedAt(event.name, github.context.payload),
         })
-      : undefined
+      : {}
+  const acceptance = decision.acceptance
   const engineMarkdown = existsSync(reportMarkdown)
     ? await readFile(reportMarkdown, 'utf8')
     : `### perfgate: ${outcome.verdict}\n\n${escapeMarkdown(outcome.reason)}\n`
-  const markdown = existsSync(reportJson)
+  const rendered = existsSync(reportJson)
     ? await core.group('Render the report with links', () =>
         linkedReport(
           engine.path,
@@ -177,6 +181,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
         ),
       )
     : engineMarkdown
+  const markdown = withIgnoredLabel(rendered, decision)
   await writeSummary(markdown)
   await core.group('Write the pull request comment', () => comment(inputs, event, marker, markdown, outcome.verdict))
 

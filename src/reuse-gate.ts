@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { acceptRegression } from './accept-label.js'
+import { acceptRegression, withIgnoredLabel } from './accept-label.js'
 import { reproduceFlags } from './comment-stage.js'
 import { findEarlierGate, findReportPage, type EarlierGate } from './earlier-gate.js'
 import { getErrorMessage } from './errors.js'
@@ -109,10 +109,19 @@ async function reuse(
   const outcome = await readVerdict(dir)
   if (!outcome || outcome.verdict === 'error') return { none: `run ${found.runId}'s report.json has no verdict to reuse` }
 
-  const acceptance =
+  // The event is a label change, not a push: the timeline alone dates the head.
+  const decision =
     outcome.verdict === 'regression'
-      ? await acceptRegression(() => octokit, { owner: event.owner, repo: event.repo, pullNumber, label: inputs.acceptLabel })
-      : undefined
+      ? await acceptRegression(() => octokit, {
+          owner: event.owner,
+          repo: event.repo,
+          pullNumber,
+          label: inputs.acceptLabel,
+          headSha: sha,
+          bots: inputs.acceptBots,
+        })
+      : {}
+  const acceptance = decision.acceptance
   // A fork's run wrote that page: the comment of this repository does not link it.
   const reportPage = event.pullRequest?.fork
     ? undefined
@@ -124,7 +133,12 @@ async function reuse(
   core.info(note.replaceAll('`', ''))
   core.setOutput('verdict', outcome.verdict)
   core.setOutput('report-json', reportJson)
-  return { markdown: withNote(rendered.markdown, note), verdict: outcome.verdict, reason: outcome.reason, acceptance }
+  return {
+    markdown: withIgnoredLabel(withNote(rendered.markdown, note), decision),
+    verdict: outcome.verdict,
+    reason: outcome.reason,
+    acceptance,
+  }
 }
 
 /**

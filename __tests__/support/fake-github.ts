@@ -25,12 +25,16 @@ export interface FakePull {
   baseSha?: string
 }
 
-/** FakeIssueEvent is one entry of an issue's (or pull request's) event list, oldest first. */
-export interface FakeIssueEvent {
-  event: 'labeled' | 'unlabeled'
-  label: string
-  login: string
-}
+/**
+ * FakeIssueEvent is one entry of an issue's (or pull request's) timeline,
+ * oldest first; the nth entry happened at minute n of 2026-01-01 (a
+ * committed event at its committer date, which the committer chose).
+ * GET .../events lists the labeled and unlabeled ones.
+ */
+export type FakeIssueEvent =
+  | { event: 'labeled' | 'unlabeled'; label: string; login: string }
+  | { event: 'committed'; sha: string; committedAt?: string }
+  | { event: 'head_ref_force_pushed' | 'head_ref_restored' | 'reopened'; login: string }
 
 export interface FakeArtifact {
   id: number
@@ -79,6 +83,14 @@ export class FakeGitHub {
   readonly repo = 'shop'
   /** login is the token's identity; null makes GET /user answer 403 like the workflow token. */
   login: string | null = null
+  /**
+   * appSlug makes the token a GitHub App's installation token: it acts as
+   * <appSlug>[bot], GET /user answers 403 and GET /app names the app.
+   * Without it GET /app answers 403 too, like the workflow token.
+   */
+  appSlug: string | null = null
+  /** roles are people's roles on the repository (role_name); anyone not listed has write. */
+  roles = new Map<string, string>()
   comments = new Map<number, FakeComment[]>()
   pulls: FakePull[] = []
   artifacts = new Map<number, FakeArtifact[]>()
@@ -129,6 +141,20 @@ export class FakeGitHub {
   addLabel(number: number, label: string, login: string): void {
     this.labels.set(number, [...(this.labels.get(number) ?? []).filter((l) => l !== label), label])
     this.events.set(number, [...(this.events.get(number) ?? []), { event: 'labeled', label, login }])
+  }
+
+  /** push records commits arriving on a pull request's head, each a committed event (committedAt: the committer date, default now). */
+  push(number: number, sha: string, committedAt?: string): void {
+    this.events.set(number, [...(this.events.get(number) ?? []), { event: 'committed', sha, committedAt }])
+    const pull = this.pulls.find((x) => x.number === number)
+    if (pull) pull.headSha = sha
+  }
+
+  /** forcePush records a force push of a pull request's head to sha, with its head_ref_force_pushed event. */
+  forcePush(number: number, sha: string, login: string): void {
+    this.events.set(number, [...(this.events.get(number) ?? []), { event: 'head_ref_force_pushed', login }])
+    const pull = this.pulls.find((x) => x.number === number)
+    if (pull) pull.headSha = sha
   }
 
   /** removeLabel takes a label off a pull request as login would, with its unlabeled event. */
@@ -228,6 +254,18 @@ export class FakeGitHub {
           send(403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest' })
         else send(200, { ...sample(operationId), login: this.login, type: 'User' })
         return
+      case 'apps/get-authenticated':
+        if (this.appSlug === null)
+          send(403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest' })
+        else send(200, { ...sample(operationId), slug: this.appSlug, name: this.appSlug })
+        return
+      case 'repos/get-collaborator-permission-level': {
+        const role = this.roles.get(p.username) ?? 'write'
+        // permission is the older field: maintain reads as write, triage as read.
+        const permission = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role
+        send(200, { permission, role_name: role, user: { ...sampleComponent('collaborator'), login: p.username } })
+        return
+      }
       case 'pulls/get': {
         const pull = this.pulls.find((x) => x.number === Number(p.pull_number))
         if (!pull) return notFound()
@@ -274,7 +312,7 @@ export class FakeGitHub {
           })
           return
         }
-        const c = this.addComment(Number(p.issue_number), this.login ?? 'github-actions[bot]', input?.body ?? '')
+        const c = this.addComment(Number(p.issue_number), this.identity(), input?.body ?? '')
         send(201, this.comment(c, Number(p.issue_number)))
         return
       }
@@ -311,29 +349,19 @@ export class FakeGitHub {
         )
         return
       }
-      case 'issues/list-events': {
+      case 'issues/list-events':
+      case 'issues/list-events-for-timeline': {
         const number = Number(p.issue_number)
         if (!this.issues.some((i) => i.number === number) && !this.pulls.some((x) => x.number === number)) return notFound()
+        const timeline = operationId === 'issues/list-events-for-timeline'
         const { items, headers } = this.page(
-          (this.events.get(number) ?? []).map((e, n) => ({ e, n })),
+          (this.events.get(number) ?? []).map((e, n) => ({ e, n })).filter(({ e }) => timeline || 'label' in e),
           query,
           url,
         )
         send(
           200,
-          items.map(({ e, n }) => ({
-            ...sample(operationId),
-            id: 5000 + n,
-            node_id: `E${n}`,
-            url: `${this.url}/repos/${this.owner}/${this.repo}/issues/events/${5000 + n}`,
-            actor: this.user(e.login),
-            event: e.event,
-            commit_id: null,
-            commit_url: null,
-            created_at: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
-            performed_via_github_app: null,
-            label: { name: e.label, color: 'ededed' },
-          })),
+          items.map(({ e, n }) => this.issueEvent(e, n)),
           headers,
         )
         return
@@ -420,7 +448,7 @@ export class FakeGitHub {
           title: String(issue.title),
           body: issue.body ?? '',
           state: 'open',
-          login: this.login ?? 'github-actions[bot]',
+          login: this.identity(),
           labels: issue.labels ?? [],
         })
         send(201, this.issue(created))
@@ -530,6 +558,43 @@ export class FakeGitHub {
     if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'))
     if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'))
     return { items: all.slice((page - 1) * perPage, page * perPage), headers: links.length ? { link: links.join(', ') } : {} }
+  }
+
+  /** identity is who the token writes as: a person, an app's bot, or the workflow token's github-actions[bot]. */
+  private identity(): string {
+    return this.login ?? (this.appSlug === null ? 'github-actions[bot]' : `${this.appSlug}[bot]`)
+  }
+
+  /** issueEvent is one timeline entry as GitHub shows it; the nth happened at minute n. */
+  private issueEvent(e: FakeIssueEvent, n: number): Record<string, unknown> {
+    const at = new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString()
+    if (e.event === 'committed') {
+      const who = { name: 'Dev', email: 'dev@example.com', date: e.committedAt ?? at }
+      return {
+        ...sampleComponent('timeline-committed-event'),
+        event: 'committed',
+        sha: e.sha,
+        node_id: `C${n}`,
+        url: `${this.url}/repos/${this.owner}/${this.repo}/git/commits/${e.sha}`,
+        html_url: `https://github.com/${this.owner}/${this.repo}/commit/${e.sha}`,
+        author: who,
+        committer: who,
+        message: 'change',
+      }
+    }
+    return {
+      ...sample('issues/list-events'),
+      id: 5000 + n,
+      node_id: `E${n}`,
+      url: `${this.url}/repos/${this.owner}/${this.repo}/issues/events/${5000 + n}`,
+      actor: this.user(e.login),
+      event: e.event,
+      commit_id: null,
+      commit_url: null,
+      created_at: at,
+      performed_via_github_app: null,
+      ...('label' in e ? { label: { name: e.label, color: 'ededed' } } : {}),
+    }
   }
 
   private nextNumber(): number {
