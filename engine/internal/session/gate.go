@@ -102,6 +102,9 @@ func (g *invocation) gate(ctx context.Context, o GateOptions) error {
 	if err := g.gateFromBase(ctx, base, o); err != nil {
 		return err
 	}
+	if err := g.kindFromBase(ctx, base, o); err != nil {
+		return err
+	}
 	binaries, err := g.build(ctx, []tree{
 		{side: experiment.Base, dir: base.Dir, binary: &g.rep.Build.Base, prebuilt: o.BaseBinary, prebuiltFlag: "--base-binary"},
 		{side: experiment.Head, dir: o.Head, binary: &g.rep.Build.Head, prebuilt: o.HeadBinary, prebuiltFlag: "--head-binary"},

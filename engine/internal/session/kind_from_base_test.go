@@ -1,0 +1,84 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/build"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/report"
+)
+
+// kindGate runs gateFromBase and kindFromBase for --base v1 of
+// pullRequest's repository, as gate does.
+func kindGate(t *testing.T, files map[string]string, edit func(top string)) (*invocation, error) {
+	t.Helper()
+	pullRequest(t, files, edit)
+	cfg, err := config.Load("perfgate.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := build.ResolveBase(context.Background(), "v1", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { base.Cleanup() })
+	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
+	g.targets = everyTarget()
+	o := GateOptions{ConfigPath: "perfgate.yml"}
+	if err := g.gateFromBase(context.Background(), base, o); err != nil {
+		t.Fatal(err)
+	}
+	return g, g.kindFromBase(context.Background(), base, o)
+}
+
+// TestKindNodeImageComesFromTheBase: kind runs kind.node_image as a
+// privileged container, so a pull request's node image is never started:
+// a changed one is replaced by the base's, with a warning, and one in a
+// perfgate.yml the base does not have is refused.
+func TestKindNodeImageComesFromTheBase(t *testing.T) {
+	const kindConfig = testService + "target: kind\n"
+	const hostile = "kind:\n  node_image: attacker.example/rootkit:latest\n"
+
+	g, err := kindGate(t, map[string]string{"perfgate.yml": kindConfig + "kind:\n  node_image: kindest/node:v1.32.0\n"}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), kindConfig+hostile)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.cfg.Kind.NodeImage != "kindest/node:v1.32.0" || g.rep.Config.Kind.NodeImage != "kindest/node:v1.32.0" {
+		t.Errorf("node_image %q (report %q), want the base's kindest/node:v1.32.0", g.cfg.Kind.NodeImage, g.rep.Config.Kind.NodeImage)
+	}
+	if w := strings.Join(g.rep.Warnings, "\n"); !strings.Contains(w, "kind.node_image") || !strings.Contains(w, "attacker.example/rootkit:latest") {
+		t.Errorf("warnings %q, want one naming the change", g.rep.Warnings)
+	}
+
+	// Unset at base: kind's default, not head's.
+	g, err = kindGate(t, map[string]string{"perfgate.yml": kindConfig}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), kindConfig+hostile)
+	})
+	if err != nil || g.cfg.Kind.NodeImage != "" {
+		t.Errorf("node_image %q, %v; want kind's default", g.cfg.Kind.NodeImage, err)
+	}
+
+	// A perfgate.yml new in the pull request: nothing to take it from.
+	_, err = kindGate(t, map[string]string{"README": "x"}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), kindConfig+hostile)
+	})
+	var ce *ConfigError
+	if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), `kind.node_image "attacker.example/rootkit:latest"`) || !strings.Contains(err.Error(), "base branch") {
+		t.Errorf("err = %v, want a configuration error naming kind.node_image, its value and the fix", err)
+	}
+
+	// Another target never starts the node image: nothing to decide.
+	g, err = kindGate(t, map[string]string{"perfgate.yml": testService}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), testService+hostile)
+	})
+	if err != nil || len(g.rep.Warnings) != 0 {
+		t.Errorf("target local: %v, warnings %q", err, g.rep.Warnings)
+	}
+}
