@@ -32,12 +32,18 @@ infrastructure error, 4 invalid measurement.
 `
 
 func main() {
-	// A first SIGINT/SIGTERM cancels the experiment, which stops the
-	// service, removes its cgroup and writes the results; a second one
-	// kills perfgate at once.
+	os.Exit(runUntilSignalled(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runUntilSignalled is run with signals handled: a first SIGINT/SIGTERM
+// cancels the experiment, which stops the service, removes its cgroup and
+// writes the results (trend: keeps the confirmations made); a second one
+// kills perfgate at once.
+func runUntilSignalled(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	context.AfterFunc(ctx, stop)
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	return run(ctx, args, stdout, stderr)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -21,6 +21,11 @@ import (
 // built from.
 var repositoryPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 
+// confirmWith is what runs the confirming gates of `perfgate trend
+// --confirm`: the checkout's real gates. Tests of the command's signal
+// handling put a stand-in here, in a real perfgate process.
+var confirmWith = func(c trend.Checkout) trend.Checker { return &c }
+
 // trendCommand (`perfgate trend`) reads a config's nightly history, finds
 // the steps of each metric's series, confirms new ones with paired gates
 // (--confirm) and writes trend.json, summary.md, alarm.md and index.html.
@@ -33,6 +38,7 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	out := fs.String("out", "trend", "output directory")
 	confirm := fs.Bool("confirm", false, "confirm each new step with a paired gate of its commits, bisecting ranges of several commits")
 	budget := fs.Int("budget", trend.DefaultBudget, "paired gates bisection may run per step beyond the confirming one")
+	maxGates := fs.Int("max-gates", trend.DefaultMaxGates, "the most paired gates this run runs in all, confirming and bisecting every step (0: no limit); steps left over are confirmed by later runs")
 	alpha := fs.Float64("alpha", trend.DefaultAlpha, "significance level of a step (permutation test)")
 	minStep := fs.Float64("min-step", trend.DefaultMinMagnitude, "smallest step of a relative metric, a fraction (0.01 is 1%)")
 	minSegment := fs.Int("min-segment", trend.DefaultMinSegment, "fewest entries on each side of a step")
@@ -50,7 +56,7 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "perfgate trend: "+format+"\n", a...)
 		return exitConfig
 	}
-	settings := trend.Settings{Alpha: *alpha, MinMagnitude: *minStep, MinSegment: *minSegment, Budget: *budget}
+	settings := trend.Settings{Alpha: *alpha, MinMagnitude: *minStep, MinSegment: *minSegment, Budget: *budget, MaxGates: *maxGates}
 	switch {
 	case *dir == "":
 		return refuse("--history is missing; pass the directory perfgate run --history wrote")
@@ -66,7 +72,7 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return refuse("--settings-from and --confirm exclude each other: confirming builds commits with their perfgate.yml; pass --config instead")
 	}
 	if *settingsFrom != "" {
-		if clash := explicitFlags(fs, "config", "alpha", "min-step", "min-segment", "budget"); len(clash) > 0 {
+		if clash := explicitFlags(fs, "config", "alpha", "min-step", "min-segment", "budget", "max-gates"); len(clash) > 0 {
 			return refuse("--settings-from gives the config name and settings; drop --%s", strings.Join(clash, " and --"))
 		}
 	}
@@ -92,7 +98,7 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Links: trend.Links{Server: *server, Repository: *repository, RunID: *runID, Artifact: *artifact},
 	}
 	if *confirm {
-		o.Checkout = &trend.Checkout{Src: *src, ConfigPath: *configPath, Target: target, Targets: targets, Stderr: stderr}
+		o.Checkout = confirmWith(trend.Checkout{Src: *src, ConfigPath: *configPath, Target: target, Targets: targets, Stderr: stderr})
 	}
 	t, err := trend.Run(ctx, o)
 	if err != nil {
@@ -120,6 +126,12 @@ func trendCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "perfgate trend: warning: %s\n", w)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*out, trend.TrendJSON))
+	if ctx.Err() != nil {
+		// The confirmations finished before the signal are kept (each was
+		// saved as it was made); the steps after it are left unchecked.
+		fmt.Fprintf(stderr, "perfgate trend: interrupted: the confirmations finished so far are in %s and the history; the next run confirms the rest\n", filepath.Join(*out, trend.RecordsJSONL))
+		return exitInfra
+	}
 	return exitPass
 }
 

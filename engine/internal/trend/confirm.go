@@ -2,6 +2,7 @@ package trend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,12 @@ type confirmer struct {
 	commits Commits
 	// budget is how many gates bisection may run beyond the confirming one.
 	budget int
+	// maxGates is the most paired gates this trend run runs, confirming
+	// and bisecting, across every step (0: no limit); ran counts them.
+	// budget bounds one step, and a night can have many steps (every
+	// metric on every machine): without maxGates the run's gates, and its
+	// time, grow with them.
+	maxGates, ran int
 	// minStep is the smallest step of a relative metric (Settings.MinMagnitude).
 	minStep float64
 	out     string
@@ -44,6 +51,10 @@ func (c *confirmer) gateOnce(ctx context.Context, base, head string) (*report.Re
 	if rep, ok := c.gates[[2]string{base, head}]; ok {
 		return rep, dir, nil
 	}
+	if c.maxGates > 0 && c.ran >= c.maxGates {
+		return nil, dir, gateLimit(c.maxGates)
+	}
+	c.ran++
 	rep, err := c.gate(ctx, base, head, filepath.Join(c.out, dir))
 	if rep != nil {
 		if c.gates == nil {
@@ -54,14 +65,31 @@ func (c *confirmer) gateOnce(ctx context.Context, base, head string) (*report.Re
 	return rep, dir, err
 }
 
+// gateLimit is the error of a gate the run's limit (Settings.MaxGates)
+// does not allow.
+type gateLimit int
+
+func (g gateLimit) Error() string {
+	return fmt.Sprintf("this trend run reached its limit of %d paired gates (--max-gates)", int(g))
+}
+
+// errUnchecked is why confirm made no confirmation: the run's gate limit
+// or an interruption stopped the gate that would confirm the step. The
+// step stays unchecked, to be confirmed by a later night, and costs none
+// of its attempts.
+var errUnchecked = errors.New("the step is left unchecked")
+
 // confirmationID names a step by what identifies it across nights.
 func confirmationID(s Series, st Step) string {
 	return history.ConfirmationID(s.Metric, s.Machine, st.Before, st.After)
 }
 
 // confirm runs the paired gate of the step's two commits and, when it
-// shows the step and the range holds several commits, bisects it.
-func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Confirmation {
+// shows the step and the range holds several commits, bisects it. It
+// returns an error wrapping errUnchecked when the confirming gate could
+// not run for the run's sake, not the commits' (the gate limit, an
+// interruption): there is then no confirmation to keep.
+func (c *confirmer) confirm(ctx context.Context, s Series, st Step) (history.Confirmation, error) {
 	conf := history.Confirmation{
 		Schema: history.Schema, Kind: history.KindConfirmation, ID: confirmationID(s, st), Config: c.config,
 		Metric: s.Metric, Machine: s.Machine, Before: st.Before, After: st.After, Time: c.now().UTC(),
@@ -69,11 +97,11 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 	m, _ := metric.Lookup(s.Metric)
 	if m == nil || !m.Compared() {
 		conf.Status, conf.Reason = history.Failed, fmt.Sprintf("%s is not compared pair by pair, so a paired gate cannot confirm its step; look at the entries' artifacts", s.Metric)
-		return conf
+		return conf, nil
 	}
 	if st.Before == st.After {
 		conf.Status, conf.Reason = history.NotConfirmed, "both sides of the step are the same commit: the step is the machine's, not the code's"
-		return conf
+		return conf, nil
 	}
 	commits, err := c.commits(ctx, st.Before, st.After)
 	if err != nil && st.Paired != nil {
@@ -81,9 +109,11 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 		// bisection of what lies between them needs the checkout.
 		commits = []string{st.After}
 		conf.Reason = "not bisected: " + err.Error()
+	} else if err != nil && ctx.Err() != nil {
+		return conf, fmt.Errorf("%w: %w", errUnchecked, ctx.Err())
 	} else if err != nil {
 		conf.Status, conf.Reason = history.Failed, err.Error()
-		return conf
+		return conf, nil
 	}
 	want := report.Regression
 	if st.Direction == Improvement {
@@ -116,15 +146,18 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 			"confirmed by the night's paired recording of %s against %s (%d rounds measured at once)", short(st.After), short(st.Before), p.Pairs)}, "; "), "; ")
 	} else {
 		found, mt, rep, err := shows(st.Before, st.After)
+		if err != nil && (errors.As(err, new(gateLimit)) || ctx.Err() != nil) {
+			return conf, fmt.Errorf("%w: %w", errUnchecked, err)
+		}
 		if err != nil {
 			conf.Status, conf.Reason = history.Failed, err.Error()
-			return conf
+			return conf, nil
 		}
 		conf.Outcome, conf.Estimate, conf.CI, conf.CILevel = mt.Outcome, mt.Delta, mt.CI, mt.CILevel
 		if !found {
 			conf.Status = history.NotConfirmed
 			conf.Reason = fmt.Sprintf("the paired gate of %s and %s found %s %s, not a %s", short(st.Before), short(st.After), s.Metric, mt.Outcome, want)
-			return conf
+			return conf, nil
 		}
 		conf.Functions, conf.Results = history.TopFunctions(rep, m, 5), dir
 	}
@@ -142,7 +175,12 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 		mid := (lo + hi + 1) / 2
 		found, _, rep, err := shows(at(lo), commits[mid])
 		if err != nil {
+			// The step is confirmed whatever stopped its bisection (a
+			// gate limit, an interruption): the range left is kept.
 			conf.Reason = "bisection stopped: " + err.Error()
+			if ctx.Err() != nil {
+				conf.Reason = "bisection stopped: the trend was interrupted"
+			}
 			break
 		}
 		if found {
@@ -159,7 +197,7 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) history.Conf
 			conf.Reason = fmt.Sprintf("the bisection budget (%d gates) ran out with %d commits left", c.budget, hi-lo)
 		}
 	}
-	return conf
+	return conf, nil
 }
 
 // beyondNoChange says whether a gate's comparison shows a relative

@@ -55,6 +55,10 @@ type Settings struct {
 	MinSegment   int     `json:"min_segment"`
 	Confirm      bool    `json:"confirm"`
 	Budget       int     `json:"budget"`
+	// MaxGates is the most paired gates one run runs in all, confirming
+	// and bisecting every step (0, in a trend.json older than it: no
+	// limit).
+	MaxGates int `json:"max_gates"`
 	// Gate holds the config's thresholds, the smallest step of absolute
 	// metrics (errors, goroutines, heap); it is here so that a job that
 	// reads no perfgate.yml (mode publish) finds the same steps.

@@ -27,6 +27,8 @@ func (s Settings) Problem() string {
 		return fmt.Sprintf("min-segment %d is out of range; use 2 to %d (default %d)", s.MinSegment, history.DefaultKeep.Entries, DefaultMinSegment)
 	case s.Budget < 0:
 		return fmt.Sprintf("budget %d is negative; use 0 (no bisection) or more", s.Budget)
+	case s.MaxGates < 0:
+		return fmt.Sprintf("max-gates %d is negative; use the most paired gates one run may run, such as %d", s.MaxGates, DefaultMaxGates)
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package trend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,10 @@ const (
 	DefaultMinMagnitude = 0.01
 	DefaultMinSegment   = 4
 	DefaultBudget       = 3
+	// DefaultMaxGates bounds the paired gates of one run, whatever the
+	// number of steps: with the default budget, five steps confirmed and
+	// bisected in full.
+	DefaultMaxGates = 20
 )
 
 // Options are `perfgate trend`'s.
@@ -98,8 +103,15 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 	var gates []gateUse
 	var c *confirmer
 	if o.Checkout != nil {
-		c = &confirmer{gate: o.Checkout.Gate, commits: o.Checkout.Commits, budget: o.Settings.Budget, minStep: o.Settings.MinMagnitude, out: o.Out, config: o.Config, now: o.Now}
+		c = &confirmer{gate: o.Checkout.Gate, commits: o.Checkout.Commits, budget: o.Settings.Budget, maxGates: o.Settings.MaxGates, minStep: o.Settings.MinMagnitude, out: o.Out, config: o.Config, now: o.Now}
 	}
+	saved, err := openRecords(o, t)
+	if err != nil {
+		return nil, err
+	}
+	defer saved.close()
+	limited := 0
+steps:
 	for i := range t.Series {
 		for j := range t.Series[i].Steps {
 			st := &t.Series[i].Steps[j]
@@ -113,23 +125,41 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 			}
 			if err := ctx.Err(); err != nil {
 				t.Warnings = append(t.Warnings, "interrupted before every step was confirmed")
-				break
+				break steps
 			}
-			conf := c.confirm(ctx, t.Series[i], *st)
+			conf, err := c.confirm(ctx, t.Series[i], *st)
+			if errors.As(err, new(gateLimit)) {
+				limited++
+				continue
+			}
+			if err != nil {
+				t.Warnings = append(t.Warnings, "interrupted before every step was confirmed")
+				break steps
+			}
 			conf.Reason = history.Clean(conf.Reason, history.MaxText)
 			st.Confirmation = &conf
 			known[id] = conf
 			added = append(added, conf)
+			if err := saved.add(conf); err != nil {
+				return t, err
+			}
 			if conf.Status == history.Confirmed {
 				gates = used(gates, conf, t.Series[i].Machine)
 			}
 		}
 	}
+	if limited > 0 {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("this run reached its limit of %d paired gates: %d step(s) are left unchecked, for the next nights to confirm", c.maxGates, limited))
+	}
 	if c != nil {
 		all := append(append([]history.Confirmation{}, file.Confirmations...), added...)
-		added = append(added, shownReversals(gates, c.gates, alarmOf(o.Config, all).Open, recordedAt(t.Series), known)...)
+		reversals := shownReversals(gates, c.gates, alarmOf(o.Config, all).Open, recordedAt(t.Series), known)
+		added = append(added, reversals...)
+		if err := saved.add(reversals...); err != nil {
+			return t, err
+		}
 	}
-	if err := keep(o, added, t); err != nil {
+	if err := saved.close(); err != nil {
 		return t, err
 	}
 	all := append(append([]history.Confirmation{}, file.Confirmations...), added...)
@@ -137,37 +167,65 @@ func Run(ctx context.Context, o Options) (*Trend, error) {
 	return t, write(o, t)
 }
 
-// keep adds the new confirmations to the history directory and writes
-// them to history-records.jsonl, for the Action to add to the data
-// branch when another writer got there first.
-func keep(o Options, added []history.Confirmation, t *Trend) error {
+// records keeps a run's new confirmations as each is made: a line of
+// history-records.jsonl in Out (synced: the Action uploads it, and mode
+// publish adds it to the data branch) and a line of the history
+// directory. A trend cut short (the job's timeout or a cancellation sends
+// SIGINT and SIGTERM, then kills; a write that fails later) keeps every
+// confirmation it finished, each the result of a paired gate that may
+// have taken minutes.
+type records struct {
+	o Options
+	t *Trend
+	f *os.File
+}
+
+// openRecords starts history-records.jsonl empty: it holds this run's
+// confirmations only.
+func openRecords(o Options, t *Trend) (*records, error) {
 	f, err := os.Create(filepath.Join(o.Out, RecordsJSONL))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	enc := json.NewEncoder(f)
-	for _, c := range added {
-		if err := enc.Encode(c); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if len(added) == 0 {
+	return &records{o: o, t: t, f: f}, nil
+}
+
+// add writes confirmations to history-records.jsonl and the history
+// directory before it returns.
+func (r *records) add(confs ...history.Confirmation) error {
+	if len(confs) == 0 {
 		return nil
 	}
-	lines := make([]any, len(added))
-	for i, c := range added {
+	lines := make([]any, len(confs))
+	for i, c := range confs {
+		data, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		if _, err := r.f.Write(append(data, '\n')); err != nil {
+			return fmt.Errorf("write %s: %w", r.f.Name(), err)
+		}
 		lines[i] = c
 	}
-	_, warnings, err := history.Add(o.HistoryDir, o.Config, history.DefaultKeep, lines...)
-	t.Warnings = append(t.Warnings, warnings...)
+	if err := r.f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", r.f.Name(), err)
+	}
+	_, warnings, err := history.Add(r.o.HistoryDir, r.o.Config, history.DefaultKeep, lines...)
+	r.t.Warnings = append(r.t.Warnings, warnings...)
 	if err != nil {
-		return fmt.Errorf("add the confirmations to the history at %s: %w", o.HistoryDir, err)
+		return fmt.Errorf("add the confirmations to the history at %s: %w", r.o.HistoryDir, err)
 	}
 	return nil
+}
+
+// close closes history-records.jsonl; a second close does nothing.
+func (r *records) close() error {
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
 }
 
 // write writes trend.json, summary.md, alarm.md and index.html.
