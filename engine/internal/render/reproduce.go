@@ -129,6 +129,11 @@ const installLine = "go install github.com/perfgate/perfgate/engine/cmd/perfgate
 // the reader should know that file first.
 const confinedNote = "# as the check measured it, under the CPU and memory limits (root, for the cgroup). Read perfgate.yml first: it names the commands perfgate runs."
 
+// gateConfinedNote is confinedNote for a gate, whose perfgate.yml is the
+// pull request's: its author chose what the sudo line builds, runs and
+// connects to, so the reader reads that file before giving it root.
+const gateConfinedNote = "# as the check measured it, under the CPU and memory limits (root, for the cgroup). Read the pull request's perfgate.yml before running this line: its author chose the commands, images and cluster perfgate uses, and sudo runs perfgate as root."
+
 // reproduceSection repeats a gate: the same config, base and run order,
 // first without root (no CPU or memory limit, so the numbers differ from
 // the check's), then confined as the check ran it; sudo keeps PATH so
@@ -136,7 +141,7 @@ const confinedNote = "# as the check measured it, under the CPU and memory limit
 func reproduceSection(rep *report.Report, r Reproduction) string {
 	gate := fmt.Sprintf("perfgate gate --config %s --base %s --head . --out results/ --seed %d", HTMLText(r.config()), HTMLText(r.base()), rep.Seed)
 	return fmt.Sprintf("<details><summary>Reproduce locally</summary>\n\n<pre>%s\n%s%s   # unconfined: no CPU or memory limit\n%s\nsudo env \"PATH=$PATH\" %s\n%s</pre>\n\n</details>\n",
-		installLine, r.checkout(), gate, confinedNote, gate, diffCommands(rep, "results"))
+		installLine, r.checkout(), gate, gateConfinedNote, gate, diffCommands(rep, "results"))
 }
 
 // recordingReproduceSection measures the same tree again and shows how to

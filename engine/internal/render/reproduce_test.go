@@ -95,3 +95,25 @@ func TestMarkdownWithReproductionIgnoresTheReport(t *testing.T) {
 		t.Errorf("recording's reproduce command:\n%s\nwant it to start with:\n%s", block, want)
 	}
 }
+
+// TestGateReproductionWarnsBeforeTheSudoLine: the confined line runs
+// perfgate as root on the pull request's perfgate.yml, so the block says
+// to read that file first, on the line just before it; the unconfined
+// line comes first.
+func TestGateReproductionWarnsBeforeTheSudoLine(t *testing.T) {
+	block := reproduceBlock(t, MarkdownWithReproduction(regressionReport(), Reproduction{Config: "perfgate.yml", Head: strings.Repeat("f", 40)}))
+	lines := strings.Split(block, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "sudo ") {
+			continue
+		}
+		if i == 0 || !strings.Contains(lines[i-1], "Read the pull request's perfgate.yml before running this line") {
+			t.Errorf("the sudo line is not preceded by the warning to read the pull request's perfgate.yml:\n%s", block)
+		}
+		if !strings.Contains(strings.Join(lines[:i], "\n"), "# unconfined") {
+			t.Errorf("the unconfined line does not come before the sudo line:\n%s", block)
+		}
+		return
+	}
+	t.Fatalf("no sudo line in:\n%s", block)
+}
