@@ -11,6 +11,7 @@
 # Prints the image's path. Run as root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/vm/env.sh
 . "$here/env.sh"
 [ "$(id -u)" = 0 ] || { log "run me as root: mmdebstrap builds the root file system as root"; exit 1; }
 
@@ -30,7 +31,8 @@ node_bin=$(readlink -f "$(command -v node)")
 npm_dir=$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)
 
 want=$(cat "$here/build.sh" "$here/env.sh" <(go version) <(node --version) <(npm --version) | sha256sum | cut -c1-16)
-if [ -s "$image" ] && [ -s "$kernel" ] && [ -s "$key" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+if [ -s "$image" ] && [ -s "$kernel" ] && [ -s "$key" ] && [ -s "$host_key" ] && [ -s "$known_hosts" ] &&
+  [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
   echo "$image"
   exit 0
 fi
@@ -39,6 +41,10 @@ started=$(date +%s)
 mkdir -p "$cache"
 rm -f "$image" "$kernel" "$cache/initrd.img" "$stamp"
 [ -s "$key" ] || ssh-keygen -q -t ed25519 -N '' -C perfgate-vm -f "$key"
+# The guest's host key is made here, not at the guest's first boot, so that
+# ssh_vm knows it before it connects (env.sh).
+rm -f "$host_key" "$host_key.pub" "$known_hosts"
+ssh-keygen -q -t ed25519 -N '' -C perfgate-vm-host -f "$host_key"
 root=$(mktemp -d "$cache/root.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
@@ -71,6 +77,15 @@ cp -a "$npm_dir" "$root/usr/local/lib/node_modules/npm"
 ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
 ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
 chroot "$root" /usr/local/bin/node --version >/dev/null || { log "the host's node does not run in the VM's root file system"; exit 1; }
+
+# The only host key sshd offers is build.sh's: the ones openssh-server's
+# installation made are removed.
+rm -f "$root"/etc/ssh/ssh_host_*
+install -m 600 -o 0 -g 0 "$host_key" "$root/etc/ssh/ssh_host_ed25519_key"
+install -m 644 -o 0 -g 0 "$host_key.pub" "$root/etc/ssh/ssh_host_ed25519_key.pub"
+echo "HostKey /etc/ssh/ssh_host_ed25519_key" >"$root/etc/ssh/sshd_config.d/perfgate-host-key.conf"
+echo "perfgate-vm $(cut -d' ' -f1,2 "$host_key.pub")" >"$known_hosts.tmp"
+mv "$known_hosts.tmp" "$known_hosts"
 
 install -d -m 700 -o 1001 -g 1001 "$root/home/runner/.ssh"
 install -m 600 -o 1001 -g 1001 "$key.pub" "$root/home/runner/.ssh/authorized_keys"

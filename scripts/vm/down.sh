@@ -6,6 +6,7 @@
 # naming what is left, if the host is not clean afterwards. Run as root.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/vm/env.sh
 . "$here/env.sh"
 [ "$(id -u)" = 0 ] || { log "run me as root"; exit 1; }
 

@@ -5,7 +5,8 @@
 # exit status is the command's. Run as root (the VM's key is root's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/vm/env.sh
 . "$here/env.sh"
 qemu_pid >/dev/null || { log "the VM is not up: scripts/vm/up.sh"; exit 2; }
 [ $# -gt 0 ] || { log "usage: run.sh COMMAND [ARG...]"; exit 2; }
-ssh_vm "cd $guest_checkout && $*"
+ssh_vm "cd $(q "$guest_checkout") && $*"

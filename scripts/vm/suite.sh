@@ -20,6 +20,7 @@
 # Run as root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/vm/env.sh
 . "$here/env.sh"
 started=$(date +%s)
 mode=${1:-run}
@@ -53,7 +54,7 @@ svc=perfgate-test-svc-amd64-$(sha256sum "$svc_src/main.go" | cut -c1-12)
 #    setup-go's cache is from one job to the next.
 prepare_on_host() {
   log "building the test binaries, perfgate and runner's Go caches on the host"
-  rm -rf "$work/bin" "$work/prepared"
+  rm -rf "${work:?}/bin" "$work/prepared"
   mkdir -p "$work/bin"
   local pkg host_modules
   # Static and -trimpath, like the end-to-end tests' binaries and the
@@ -63,12 +64,12 @@ prepare_on_host() {
     (cd "$repo/engine" && CGO_ENABLED=0 go test -trimpath -c -o "$work/bin/${pkg//\//-}.test" "./internal/$pkg")
   done
   (cd "$svc_src" && CGO_ENABLED=0 go build -trimpath -o "$work/bin/$svc" .)
-  (cd "$repo/examples/service" && GOCACHE="$runner_home/.cache/go-build" GOFLAGS= CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
+  (cd "$repo/examples/service" && GOCACHE="$runner_home/.cache/go-build" GOFLAGS='' CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o /dev/null ./cmd/server)
   host_modules=$(cd "$repo/engine" && go mod download && go env GOMODCACHE)
   (cd "$repo/engine" && GOMODCACHE="$runner_home/go/pkg/mod" GOPROXY="file://$host_modules/cache/download" GOSUMDB=off GOFLAGS=-mod=mod go mod download)
   # perfgate for the gates is this very build (runner's caches, the
   # Action's flags), not a second compile of the engine here.
-  (cd "$repo/engine" && GOCACHE="$runner_home/.cache/go-build" GOMODCACHE="$runner_home/go/pkg/mod" GOFLAGS= CGO_ENABLED=0 go build -trimpath -o "$work/bin/perfgate" ./cmd/perfgate)
+  (cd "$repo/engine" && GOCACHE="$runner_home/.cache/go-build" GOMODCACHE="$runner_home/go/pkg/mod" GOFLAGS='' CGO_ENABLED=0 go build -trimpath -o "$work/bin/perfgate" ./cmd/perfgate)
   date >"$work/prepared"
 }
 
@@ -118,12 +119,12 @@ PERFGATE_VM_PAYLOAD=$payload bash "$here/up.sh"
 # keeps its own files (.ssh), the checkout its own.
 ssh_vm "set -e
   sudo -n mkdir -p /mnt/payload && sudo -n mount LABEL=perfgate-payload /mnt/payload
-  mkdir -p /home/runner/.cache /home/runner/go $guest_bin $guest_checkout/node_modules
+  mkdir -p /home/runner/.cache /home/runner/go $(q "$guest_bin") $(q "$guest_checkout/node_modules")
   sudo -n mount --bind /mnt/payload/home/.cache /home/runner/.cache
   sudo -n mount --bind /mnt/payload/home/go /home/runner/go
-  sudo -n mount --bind /mnt/payload/bin $guest_bin
-  sudo -n mount --bind /mnt/payload/node_modules $guest_checkout/node_modules
-  cp $guest_bin/$svc /tmp/$svc"
+  sudo -n mount --bind /mnt/payload/bin $(q "$guest_bin")
+  sudo -n mount --bind /mnt/payload/node_modules $(q "$guest_checkout/node_modules")
+  cp $(q "$guest_bin/$svc") $(q "/tmp/$svc")"
 
 # --- checks -----------------------------------------------------------------
 failed=()
@@ -149,7 +150,7 @@ stage() {
   shift
   t0=$(date +%s)
   log "== $name"
-  ssh_vm "cd $guest_checkout && $*" || rc=$?
+  ssh_vm "cd $(q "$guest_checkout") && $*" || rc=$?
   if [ "$rc" = 0 ]; then
     log "ok: $name ($(($(date +%s) - t0)) s)"
   else
@@ -174,13 +175,14 @@ stage "the VM is the runner's: runner without root, sudo -n, cgroup v2, Docker's
 declare -A host_only=([target/docker]='^TestServiceDyingAtStartFailsFastWithItsStderr$')
 for pkg in "${packages[@]}"; do
   skip=${host_only[$pkg]:+-test.skip=${host_only[$pkg]}}
+  # shellcheck disable=SC2086 # $skip is one word or none
   stage "go test ./internal/$pkg as runner through sudo -n" \
-    "cd engine/internal/$pkg && $(as_action "$guest_bin/${pkg//\//-}.test" -test.count=1 -test.v $skip) > /tmp/vm-test-${pkg//\//-}.log 2>&1; rc=\$?; grep -E '^(--- |ok|FAIL|PASS)' /tmp/vm-test-${pkg//\//-}.log; [ \$rc = 0 ] || tail -40 /tmp/vm-test-${pkg//\//-}.log; exit \$rc"
+    "cd engine/internal/$pkg && $(as_action "$(q "$guest_bin/${pkg//\//-}.test")" -test.count=1 -test.v $skip) > /tmp/vm-test-${pkg//\//-}.log 2>&1; rc=\$?; grep -E '^(--- |ok|FAIL|PASS)' /tmp/vm-test-${pkg//\//-}.log; [ \$rc = 0 ] || tail -40 /tmp/vm-test-${pkg//\//-}.log; exit \$rc"
 done
 
 # --- the engine's gates, as the Action runs them -----------------------------
 stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-owned or left behind" \
-  "bash scripts/vm/gate-as-runner.sh $guest_bin/perfgate"
+  "bash scripts/vm/gate-as-runner.sh $(q "$guest_bin/perfgate")"
 
 # --- the Action end to end, as on GitHub --------------------------------------
 # Only the scenarios whose path crosses sudo in a way the host's run (as

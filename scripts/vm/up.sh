@@ -16,14 +16,15 @@
 # binaries); it takes a fresh boot.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/vm/env.sh
 . "$here/env.sh"
 [ "$(id -u)" = 0 ] || { log "run me as root"; exit 1; }
 
 # copy_checkout replaces the VM's copy of the checkout with this one, as
 # actions/checkout leaves a workspace: owned by runner.
 copy_checkout() {
-  ssh_vm "sudo -n rm -rf $guest_checkout && sudo -n install -d -o runner -g runner $guest_checkout"
-  (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -czf -) | ssh_vm "tar -xzf - -C $guest_checkout"
+  ssh_vm "sudo -n rm -rf $(q "$guest_checkout") && sudo -n install -d -o runner -g runner $(q "$guest_checkout")"
+  (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -czf -) | ssh_vm "tar -xzf - -C $(q "$guest_checkout")"
 }
 
 "$here/build.sh" >/dev/null
@@ -52,6 +53,7 @@ cpus=${PERFGATE_VM_CPUS:-$(($(nproc) < 4 ? $(nproc) : 4))}
 boot() {
   local accel=$1 accel_opts payload_opts=()
   [ -n "$payload" ] && payload_opts=(-drive "file=$payload,if=virtio,format=raw,cache=unsafe")
+  # shellcheck disable=SC2054 # commas separate qemu's sub-options
   case $accel in
   kvm) accel_opts=(-accel kvm -cpu host) ;;
   # pku=off: with memory protection keys V8 (Node) write-protects its JIT
