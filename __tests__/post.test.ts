@@ -117,7 +117,10 @@ describe('alive', () => {
 // and a kind stand-in on PATH lists clusters named as the engine names
 // them (kind cannot create clusters on the machine this is developed on)
 // and records what it is asked to delete. Docker and Kubernetes are absent.
-describe("post runs the engine's sweep", () => {
+// As root the engine takes kind only from a PATH root alone can write
+// (engine/internal/privilege/tool_path.go), never this stand-in, so these
+// run as the runner's user, as on GitHub.
+describe.skipIf(process.getuid?.() === 0)("post runs the engine's sweep", () => {
   let engine: string
   const bin = path.join(tmp, 'bin')
   const calls = path.join(tmp, 'kind-calls.log')
