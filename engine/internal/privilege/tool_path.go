@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -107,14 +109,22 @@ func rootOwned(p string) error {
 	return nil
 }
 
-// ToolEnv is the environment for a tool Tool found: perfgate's own, with
-// PATH set to SecurePath when perfgate runs as root, since docker and
-// kind start further commands (kind runs docker; docker its credential
-// helpers) from PATH.
+// ToolEnv is the environment for a tool Tool found: perfgate's own, and
+// when perfgate runs as root, PATH set to SecurePath (kind runs docker,
+// docker its credential helpers, from PATH), HOME set to root's and
+// DOCKER_CONFIG dropped: the docker command line reads its config there,
+// and a config the job's user can write names credential helpers, plugin
+// directories and hooks that root would run. DOCKER_HOST still chooses
+// the engine.
 func ToolEnv() []string {
 	env := os.Environ()
 	if os.Geteuid() != 0 {
 		return env
 	}
-	return setEnv(env, "PATH", SecurePath)
+	home := "/root"
+	if pw, err := user.LookupId("0"); err == nil && pw.HomeDir != "" {
+		home = pw.HomeDir
+	}
+	env = setEnv(setEnv(env, "PATH", SecurePath), "HOME", home)
+	return slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "DOCKER_CONFIG=") })
 }

@@ -29,9 +29,16 @@ func TestRootToolIgnoresAUserWritablePath(t *testing.T) {
 	if strings.HasPrefix(got, planted) {
 		t.Fatalf("Tool(sh) = %s: root would run the planted one", got)
 	}
+	t.Setenv("HOME", planted)
+	t.Setenv("DOCKER_CONFIG", planted)
 	for _, kv := range ToolEnv() {
 		if strings.HasPrefix(kv, "PATH=") && kv != "PATH="+SecurePath {
 			t.Errorf("the tool's environment has %s, want PATH=%s", kv, SecurePath)
+		}
+		// A docker config the job's user can write names helpers and
+		// hooks that docker would run as root.
+		if kv == "HOME="+planted || strings.HasPrefix(kv, "DOCKER_CONFIG=") {
+			t.Errorf("the tool's environment keeps %s", kv)
 		}
 	}
 }
