@@ -13,7 +13,8 @@ import (
 )
 
 // cli runs the docker command line, which honours DOCKER_HOST, contexts
-// and the user's config exactly as the user's own docker commands do.
+// and the user's config exactly as the user's own docker commands do; as
+// root, root's own config and a secure PATH (privilege.ToolEnv).
 type cli struct {
 	path string
 }
