@@ -86,6 +86,20 @@ describe('raiseAlarm', () => {
     expect(spoof.body).toContain('trust me')
   })
 
+  it("a GitHub App's token updates its own issue instead of opening one every run", async () => {
+    gh.appSlug = 'perf-app'
+    const created = await raise(alarm())
+    expect(created).toMatchObject({ action: 'created' })
+    expect(gh.issues[0].login).toBe('perf-app[bot]')
+    expect(await raise(alarm({ body: `${marker}\nsecond` }))).toEqual({ action: 'updated', number: gh.issues[0].number })
+    // Where GET /app is closed to the app's token too, an app's issue with the label and marker is still ours; a person's is not.
+    gh.fail('GET /app', { status: 403, message: 'Resource not accessible by integration' })
+    gh.addIssue({ title: 'spoof', body: `${marker}\nolder, by a person`, state: 'open', login: 'mallory', labels: [TREND_LABEL] })
+    expect(await raise(alarm({ body: `${marker}\nthird` }))).toEqual({ action: 'updated', number: gh.issues[0].number })
+    expect(gh.issues).toHaveLength(2)
+    expect(gh.count('issues/create')).toBe(1)
+  })
+
   it('refuses a body whose first line is not the marker, and writes nothing', async () => {
     ours()
     for (const body of ['### no marker\n' + marker, `<!-- perfgate-trend: api -->\nanother config`, ` ${marker}\nindented`, '']) {

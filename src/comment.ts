@@ -92,13 +92,21 @@ export async function upsertComment(
   }
   const me = await ownLogin(octokit)
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: pullNumber, per_page: 100 })
-  const ours = comments
-    .filter((c) => c.user?.login === me && (c.body ?? '').split('\n', 1)[0].trim() === marker)
-    .sort((a, b) => a.id - b.id)
+  const ours = comments.filter((c) => c.user?.login === me && firstLine(c.body) === marker).sort((a, b) => a.id - b.id)
   if (ours.length === 0) {
     if (!options.createIfMissing) return { action: 'skipped', reason: 'no earlier perfgate comment to update and comment is on-regression' }
     const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: pullNumber, body })
-    return { action: 'created', id: data.id, deleted: 0 }
+    const author = data.user?.login ?? me
+    if (author === me) return { action: 'created', id: data.id, deleted: 0 }
+    // The token writes as someone else than ownLogin could tell (an app
+    // whose GET /app is closed to its installation token): the comment
+    // just created names the author, so look again for its older copy.
+    const again = await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: pullNumber, per_page: 100 })
+    const older = again
+      .filter((c) => c.id !== data.id && c.user?.login === author && firstLine(c.body) === marker)
+      .sort((a, b) => a.id - b.id)
+    if (older.length === 0) return { action: 'created', id: data.id, deleted: 0 }
+    ours.push(...older, data)
   }
   const [keep, ...duplicates] = ours
   await octokit.rest.issues.updateComment({ owner, repo, comment_id: keep.id, body })
@@ -108,19 +116,39 @@ export async function upsertComment(
   return { action: 'updated', id: keep.id, deleted: duplicates.length }
 }
 
+/** firstLine is a comment's first line, where perfgate's marker stands. */
+function firstLine(body: string | null | undefined): string {
+  return (body ?? '').split('\n', 1)[0].trim()
+}
+
 /**
- * ownLogin is the login of the token's identity. The workflow token
- * (github.token) cannot call GET /user; it acts as github-actions[bot].
+ * ownLogin is the login of the token's identity: GET /user for a person's
+ * token; else, for an installation token, GET /app names a GitHub App,
+ * which writes as <slug>[bot]; else the workflow token (github.token),
+ * which answers neither and acts as github-actions[bot]. Where GET /app is
+ * closed to an app's token too, upsertComment learns the login from the
+ * comment it creates.
  */
 export async function ownLogin(octokit: Octokit): Promise<string> {
   try {
     const { data } = await octokit.rest.users.getAuthenticated()
     return data.login
   } catch (error) {
-    const status = (error as { status?: number }).status
-    if (status === 401 || status === 403 || status === 404) return 'github-actions[bot]'
-    throw error
+    if (!refused(error)) throw error
   }
+  try {
+    const { data } = await octokit.rest.apps.getAuthenticated()
+    if (data?.slug) return `${data.slug}[bot]`
+  } catch (error) {
+    if (!refused(error)) throw error
+  }
+  return 'github-actions[bot]'
+}
+
+/** refused is an API answer that the token may not ask this (401, 403, 404), not an outage. */
+function refused(error: unknown): boolean {
+  const status = (error as { status?: number }).status
+  return status === 401 || status === 403 || status === 404
 }
 
 /**

@@ -94,7 +94,12 @@ async function findIssue(
     state: 'all',
     per_page: 100,
   })
-  const ours = issues.filter((i) => !i.pull_request && i.user?.login === me && (i.body ?? '').split('\n', 1)[0].trim() === marker)
+  // The workflow token's login is a guess when an app's token cannot name
+  // its app either (GET /app): then any app's issue with the label and the
+  // marker is ours, rather than a new issue every run. People's never are.
+  const author = (user: { login?: string; type?: string } | null | undefined): boolean =>
+    user?.login === me || (me === 'github-actions[bot]' && user?.type === 'Bot')
+  const ours = issues.filter((i) => !i.pull_request && author(i.user) && (i.body ?? '').split('\n', 1)[0].trim() === marker)
   const open = ours.filter((i) => i.state === 'open').sort((a, b) => a.number - b.number)
   const closed = ours.filter((i) => i.state !== 'open').sort((a, b) => b.number - a.number)
   const pick = open[0] ?? closed[0]
