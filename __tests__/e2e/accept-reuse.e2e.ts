@@ -25,6 +25,7 @@ beforeAll(async () => {
   gh = new FakeGitHub()
   await gh.start()
   gh.pulls = [{ number: 7, headSha, headRepo: 'acme/shop', state: 'open' }]
+  gh.push(7, headSha)
   // Run 4100 gated the head commit (the example service's planted allocation regression).
   const recorded = JSON.parse(readFileSync(path.join(actionRoot, 'engine/internal/hints/testdata/alloc-sprintf/report.json'), 'utf8')) as {
     build: { head: Record<string, unknown> }
@@ -84,6 +85,21 @@ describe('the accept label on a commit already gated', () => {
     expect(comments).toHaveLength(1)
     expect(comments[0].body).not.toContain('regression accepted')
     expect(comments[0].body).toContain("Re-rendered from run 4100's measurement")
+    expect(gh.problems).toEqual([])
+  })
+
+  it('added by someone with triage permission: ignored, the check fails and the comment says why', async () => {
+    gh.roles.set('trina', 'triage')
+    gh.addLabel(7, label, 'trina')
+    const result = await runActionIn({ tmp, gh, workspace, sha: 'c'.repeat(40) }, labelRun('labeled-by-triage', 'labeled'))
+    expect(result.output, result.output.slice(-4000)).toMatch(/::error::performance regression: /)
+    expect(result.output).not.toMatch(/\$ (sudo )?perfgate gate/)
+    const comments = gh.comments.get(7) ?? []
+    expect(comments).toHaveLength(1)
+    expect(comments[0].body).not.toContain('regression accepted')
+    expect(comments[0].body).toContain(
+      '_The label perfgate\\:accept was added by &#64;trina, who has triage permission; acceptance needs write, maintain or admin._',
+    )
     expect(gh.problems).toEqual([])
   })
 })
