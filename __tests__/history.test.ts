@@ -17,7 +17,7 @@ const { trendMarker } = await import('../src/trend-issue.js')
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-history-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
-const event = { name: 'schedule', owner: 'acme', repo: 'shop', sha: 'a'.repeat(40) }
+const event = { name: 'schedule', owner: 'acme', repo: 'shop', sha: 'a'.repeat(40), defaultBranch: 'main', pushedBranch: '' }
 const inputs = (values: Record<string, string> = {}) => getInputs((name) => ({ token: 't0ken', ...values })[name] ?? '')
 const line = historyLine
 

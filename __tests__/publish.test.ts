@@ -17,7 +17,7 @@ const { getInputs } = await import('../src/inputs.js')
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-publish-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
-const event = { name: 'schedule', owner: 'acme', repo: 'shop', sha: 'a'.repeat(40) }
+const event = { name: 'schedule', owner: 'acme', repo: 'shop', sha: 'a'.repeat(40), defaultBranch: 'main', pushedBranch: '' }
 const inputs = (values: Record<string, string> = {}) => getInputs((name) => ({ token: 't0ken', mode: 'publish', ...values })[name] ?? '')
 
 const before = 'b'.repeat(40)

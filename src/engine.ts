@@ -4,6 +4,7 @@ import * as exec from '@actions/exec'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile } from 'node:fs/promises'
+import * as os from 'node:os'
 import * as path from 'node:path'
 import {
   chooseReleaseAsset,
@@ -214,10 +215,18 @@ function cacheAvailable(): boolean {
 
 /**
  * buildFreshEngine gets the engine into a new temporary directory under
- * tempRoot, every time: no tool cache, no actions/cache. It is for mode
- * comment, which holds a write token: on a self-hosted runner an earlier
- * pull request's job could have planted a binary at the tool cache's path
- * or saved one under the cache key. A release asset is downloaded afresh
+ * tempRoot, every time: no tool cache, no actions/cache. It is for the
+ * modes that write or keep main's record: comment and publish, which hold
+ * write tokens, and record and trend, which run as root and whose results
+ * become main's history and trend issue (freshOwnEngine). On a self-hosted
+ * runner an earlier pull request's job could have planted a binary at the
+ * tool cache's path, and a cache entry is only as trusted as every job
+ * that can save under its key and scope: a pull_request_target or push
+ * job that ran a branch's code saves into the default branch's scope,
+ * which every scheduled run restores from. A sha256 of the built binary
+ * stored beside it would be written by the same jobs, so it proves
+ * nothing; only the checksum compiled into a released action does
+ * (engine-release.ts), and the release asset is used when there is one. A release asset is downloaded afresh
  * and checked against the checksum compiled into this action; a build gets
  * the environment without the action's secrets, as the engine does. (The Go
  * toolchain and Go's own caches are the runner's: a runner that runs
@@ -242,7 +251,21 @@ export async function buildFreshEngine(actionRoot: string, tempRoot: string, run
   return { path: binary, goVersion: toolchain.goVersion, cacheHit: false }
 }
 
-/** buildOwnEngine builds (or restores) the engine from this action's own sources, in a log group. */
+/**
+ * freshOwnEngine is buildFreshEngine of this action's own engine under
+ * RUNNER_TEMP, in a log group: modes record and trend run only an engine
+ * this step built or verified. Go's build cache keeps a rebuild of
+ * unchanged sources to seconds.
+ */
+export function freshOwnEngine(): Promise<Engine> {
+  return core.group('Build the perfgate engine', () => buildFreshEngine(actionRoot(), process.env.RUNNER_TEMP || os.tmpdir()))
+}
+
+/**
+ * buildOwnEngine builds (or restores) the engine from this action's own
+ * sources, in a log group. Mode gate only: it builds and runs the pull
+ * request's code anyway, with the same rights.
+ */
 export function buildOwnEngine(): Promise<Engine> {
   return core.group('Build the perfgate engine', () => buildEngine(actionRoot(), toolDir()))
 }

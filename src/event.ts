@@ -41,6 +41,10 @@ export interface EventInfo {
   readonly owner: string
   readonly repo: string
   readonly sha: string
+  /** defaultBranch is the repository's default branch as the payload names it ('' when it does not). */
+  readonly defaultBranch: string
+  /** pushedBranch is the branch a push event updated ('' for other events and for tags). */
+  readonly pushedBranch: string
   readonly pullRequest?: PullRequest
   readonly workflowRun?: WorkflowRun
 }
@@ -48,7 +52,15 @@ export interface EventInfo {
 /** describeEvent reads the event payload defensively: fields may be absent. */
 export function describeEvent(context: EventContext): EventInfo {
   const { owner, repo } = context.repo
-  const info = { name: context.eventName, owner, repo, sha: context.sha }
+  const ref = str(context.payload.ref)
+  const info = {
+    name: context.eventName,
+    owner,
+    repo,
+    sha: context.sha,
+    defaultBranch: str(record(context.payload.repository)?.default_branch),
+    pushedBranch: context.eventName === 'push' && ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : '',
+  }
   const pr = record(context.payload.pull_request)
   if (pr && (context.eventName === 'pull_request' || context.eventName === 'pull_request_target')) {
     const head = record(pr.head)

@@ -18,6 +18,7 @@ import {
 import type { Inputs } from './inputs.js'
 import { createOctokit } from './octokit.js'
 import { engineEnvironment } from './perfgate.js'
+import { refuseHistoryBranch } from './refuse.js'
 
 /**
  * OpenHistory is the history a mode hands the engine (`--history dir`)
@@ -56,6 +57,7 @@ export async function openHistory(inputs: Inputs, event: EventInfo, purpose: Pur
     }
     return { dir }
   }
+  refuseHistoryBranch(inputs, event)
   const where = { owner: event.owner, repo: event.repo, branch: inputs.historyBranch }
   const tempRoot = process.env.RUNNER_TEMP || os.tmpdir()
   let snapshot: HistorySnapshot

@@ -10,7 +10,7 @@ import { commentMarker, writeComment } from './comment.js'
 import { runCommentStage } from './comment-stage.js'
 import { failureFor } from './step-failure.js'
 import { LABEL_PATTERN } from './engine-facts.js'
-import { buildOwnEngine } from './engine.js'
+import { buildOwnEngine, freshOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import { describeEvent, type EventInfo } from './event.js'
 import { gitIn, mergeBase, resolveRevision, type BaseRevision } from './git-base.js'
@@ -85,7 +85,10 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   state.saveUploadPlan(resultsDir, name)
   core.setOutput('results-dir', resultsDir)
 
-  const engine = await buildOwnEngine()
+  // Record keeps main's history: it runs only an engine built for this
+  // step (see buildFreshEngine); gate builds and runs the pull request's
+  // code anyway, and may use the cached engine.
+  const engine = inputs.mode === 'record' ? await freshOwnEngine() : await buildOwnEngine()
   const base =
     inputs.mode === 'gate'
       ? await core.group('Find the base', () => findBase(inputs, event, workdir))

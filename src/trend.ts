@@ -5,7 +5,7 @@ import * as path from 'node:path'
 import { artifactName } from './artifact.js'
 import { commentMarker } from './comment.js'
 import { resultsDir } from './paths.js'
-import { buildOwnEngine } from './engine.js'
+import { freshOwnEngine } from './engine.js'
 import { getErrorMessage } from './errors.js'
 import type { EventInfo } from './event.js'
 import { addRecords, openHistory } from './history.js'
@@ -75,12 +75,13 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
   state.saveUploadPlan(trendDir, name)
   core.setOutput('results-dir', trendDir)
 
-  const engine = await buildOwnEngine()
+  // Built for this step, never restored from a cache (see buildFreshEngine).
+  const engine = await freshOwnEngine()
   const history = await openHistory(inputs, event, 'trend')
   if (history.branch)
     await addTonightsEntry(engine.path, history.dir, path.join(resultsDir('results', marker), 'history-entry.json'), event)
   const args = ['trend', '--config', config, '--src', workdir, '--history', history.dir, '--out', trendDir, ...linkFlags(event, name)]
-  if (inputs.confirm) args.push('--confirm', '--budget', String(inputs.confirmBudget))
+  args.push(...confirmFlags(inputs))
   if (inputs.target) args.push('--target', inputs.target)
   const exitCode = await runPerfgate(engine.path, args, workdir, (pid, viaSudo) => {
     state.saveEnginePid(pid)
@@ -131,6 +132,20 @@ async function addTonightsEntry(engine: string, historyDir: string, entryFile: s
   }
   await addRecords(engine, historyDir, entryFile)
   core.info(`history: tonight's entry (${commit.slice(0, 12)}) from the record step added to the history the trend reads`)
+}
+
+/**
+ * MAX_TREND_GATES is the most paired gates one trend step runs, confirming
+ * and bisecting all its steps: confirm-budget bounds one step's
+ * bisection, and a night can find a step in every metric on every
+ * machine. Steps left over are confirmed on later nights.
+ */
+export const MAX_TREND_GATES = 20
+
+/** confirmFlags are the engine's flags for confirm and confirm-budget, with the run's bound on gates. */
+export function confirmFlags(inputs: Pick<Inputs, 'confirm' | 'confirmBudget'>): string[] {
+  if (!inputs.confirm) return []
+  return ['--confirm', '--budget', String(inputs.confirmBudget), '--max-gates', String(MAX_TREND_GATES)]
 }
 
 /**
