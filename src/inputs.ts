@@ -42,7 +42,7 @@ export interface Inputs {
  */
 export type HistorySource = { readonly kind: 'branch' } | { readonly kind: 'directory'; readonly path: string } | { readonly kind: 'none' }
 
-/** The most paired gates one trend run may spend confirming steps. */
+/** The largest confirm-budget: the bisection gates of one step (the whole run is bounded by trend.ts's MAX_TREND_GATES). */
 export const MAX_CONFIRM_BUDGET = 20
 
 /** InputReader returns an input's raw value ('' when unset). */
