@@ -90,7 +90,8 @@ type Report struct {
 	Config     Config `json:"config"`
 	// ConfigChanges are the keys of perfgate.yml's measurement plan
 	// (resources, target, load, experiment, layout, pairs, profiles,
-	// profile_rounds, gate, validity) that head changed from the base
+	// profile_rounds, gate, validity, and the Go runtime's variables in
+	// service.env and service.env_from) that head changed from the base
 	// revision. The gate ran with the base's values (Config shows them): a
 	// pull request does not relax its own gate. Absent when nothing changed
 	// or the plan was head's own (see ThresholdsFrom).

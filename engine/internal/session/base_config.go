@@ -32,7 +32,8 @@ import (
 // pprof paths, reset command. Head's code may need its own (a renamed
 // ready path, a new flag); whatever it says is code the pull request
 // controls anyway, and base and head are built and run with the same
-// values, so it cannot favour one side. It stays head's, as do version
+// values, so it cannot favour one side. It stays head's (but for the Go
+// runtime's variables in its environment: goRuntimeEnv), as do version
 // (the format head's file is written in) and where a cluster is
 // (kubernetes:, kind:, which the environment decides like --target;
 // kind.node_image has a rule of its own).
@@ -81,11 +82,12 @@ func (g *invocation) gateFromBase(ctx context.Context, base *build.Base, o GateO
 	if o.Target != "" {
 		baseCfg.Target = o.Target // --target decides for both
 	}
-	changes := configChanges(baseCfg, g.cfg)
+	changes := append(configChanges(baseCfg, g.cfg), runtimeEnvChanges(baseCfg, g.cfg)...)
 	if len(changes) == 0 {
 		return nil
 	}
 	takePlan(g.cfg, baseCfg)
+	takeRuntimeEnv(g.cfg, baseCfg)
 	if err := g.checkPlanFits(o, rel, short); err != nil {
 		return err
 	}

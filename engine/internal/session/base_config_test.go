@@ -303,3 +303,29 @@ func TestEveryConfigKeyIsPlanOrService(t *testing.T) {
 		t.Errorf("planKeys and serviceKeys name %d keys; report.Config has %d", n, fields.NumField())
 	}
 }
+
+// The Go runtime's variables in service.env are the plan's: GOGC=off on
+// both sides would hide the collector time an allocation regression costs.
+// The rest of head's environment stays head's.
+func TestPullRequestThatTunesTheGoRuntimeIsMeasuredWithTheBasesSettings(t *testing.T) {
+	env := func(vars string) string { return testService + "  env:\n" + vars }
+	g := gateWithBaseConfig(t, map[string]string{"perfgate.yml": env("    GOMEMLIMIT: 200MiB\n    LOG: info\n")}, func(top string) {
+		writeFile(t, filepath.Join(top, "perfgate.yml"), env("    GOGC: \"off\"\n    GODEBUG: madvdontneed=1\n    LOG: debug\n")+"  env_from:\n    GOMAXPROCS: RUNNER_CPUS\n")
+	})
+	wantEnv := map[string]string{"GOMEMLIMIT": "200MiB", "LOG": "debug"}
+	if !reflect.DeepEqual(g.cfg.Service.Env, wantEnv) || len(g.cfg.Service.EnvFrom) != 0 {
+		t.Errorf("service.env %v, env_from %v: want %v and no env_from", g.cfg.Service.Env, g.cfg.Service.EnvFrom, wantEnv)
+	}
+	want := []report.ConfigChange{
+		{Key: "service.env.GODEBUG", Base: unsetEnv, Head: "madvdontneed=1"},
+		{Key: "service.env.GOGC", Base: unsetEnv, Head: "off"},
+		{Key: "service.env.GOMEMLIMIT", Base: "200MiB", Head: unsetEnv},
+		{Key: "service.env_from.GOMAXPROCS", Base: unsetEnv, Head: "RUNNER_CPUS"},
+	}
+	if !slices.Equal(g.rep.ConfigChanges, want) {
+		t.Errorf("config_changes =\n%+v\nwant\n%+v", g.rep.ConfigChanges, want)
+	}
+	if !strings.Contains(g.rep.Config.Service.Env["GOMEMLIMIT"], "200MiB") {
+		t.Errorf("report.json's service.env %v: want the environment that ran", g.rep.Config.Service.Env)
+	}
+}
