@@ -175,8 +175,10 @@ describe('the accept label binds to the head commit and to a role', () => {
     ])
     gh.roles.set('trina', 'read')
     expect((await gate()).failure).toBe('performance regression: cpu +20%')
-    gh.roles.set('trina', 'security-reviewer') // a custom role: the fake reports its base permission as the role itself
+    gh.roles.set('trina', 'security-reviewer:read') // a custom role, judged by its base permission
     expect((await gate()).failure).toBe('performance regression: cpu +20%')
+    gh.roles.set('trina', 'release-manager:write')
+    expect((await gate()).by).toBe('trina')
   })
 
   it('added by a maintainer or an admin: accepted (the permission field says write for maintain)', async () => {

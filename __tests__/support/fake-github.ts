@@ -89,7 +89,7 @@ export class FakeGitHub {
    * Without it GET /app answers 403 too, like the workflow token.
    */
   appSlug: string | null = null
-  /** roles are people's roles on the repository (role_name); anyone not listed has write. */
+  /** roles are people's roles on the repository (role_name, or name:base for a custom role); anyone not listed has write. */
   roles = new Map<string, string>()
   comments = new Map<number, FakeComment[]>()
   pulls: FakePull[] = []
@@ -260,9 +260,9 @@ export class FakeGitHub {
         else send(200, { ...sample(operationId), slug: this.appSlug, name: this.appSlug })
         return
       case 'repos/get-collaborator-permission-level': {
-        const role = this.roles.get(p.username) ?? 'write'
-        // permission is the older field: maintain reads as write, triage as read.
-        const permission = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role
+        const [role, base] = (this.roles.get(p.username) ?? 'write').split(':')
+        // permission is the older field: maintain reads as write, triage as read, a custom role as its base.
+        const permission = base ?? (role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role)
         send(200, { permission, role_name: role, user: { ...sampleComponent('collaborator'), login: p.username } })
         return
       }
