@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -96,5 +97,51 @@ describe('the example workflows', () => {
     expect(measuring && modes(measuring)).toEqual(['record', 'trend'])
     expect(measuring?.permissions).toEqual({ contents: 'read' })
     expect(publishing?.permissions).toMatchObject({ contents: 'write', issues: 'write' })
+  })
+})
+
+// What users copy names perfgate by a commit SHA, which cannot be moved
+// (a tag can), with a comment that says what the commit is: a release
+// (# vX.Y.Z) or, before the first release, a commit of main that is not
+// one. scripts/pin-action.sh writes these lines; the release workflow runs
+// it with the released commit.
+describe('the perfgate pin users copy', () => {
+  const copied = [
+    'README.md',
+    'engine/internal/initconfig/workflow.go',
+    ...readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+    ...files.map((f) => `examples/workflows/${f}`),
+  ]
+  const pins = copied.flatMap((file) =>
+    readFileSync(path.join(root, file), 'utf8')
+      .split('\n')
+      .map((line, i) => ({ where: `${file}:${i + 1}`, line }))
+      .filter(({ line }) => /^\s*(- )?uses: perfgate\/perfgate@/.test(line)),
+  )
+  const PIN =
+    /^\s*(- )?uses: perfgate\/perfgate@([0-9a-f]{40}) # (v\d+\.\d+\.\d+|unreleased commit of main, not a release \(docs\/versioning\.md\))$/
+
+  it('is in the README, every example workflow and the workflow perfgate init writes', () => {
+    const where = new Set(pins.map((p) => p.where.split(':')[0]))
+    for (const file of ['README.md', 'engine/internal/initconfig/workflow.go', ...files.map((f) => `examples/workflows/${f}`)]) {
+      expect(where, file).toContain(file)
+    }
+  })
+
+  it('is a 40-hex commit SHA with a comment saying which release it is, or that it is none', () => {
+    for (const { where, line } of pins) expect(line, where).toMatch(PIN)
+  })
+
+  it('names one commit everywhere, and a commit of this repository', () => {
+    const pinned = new Set(pins.map(({ line }) => line.match(PIN)?.slice(2).join(' ')))
+    expect([...pinned]).toHaveLength(1)
+    const sha = [...pinned][0]!.split(' ')[0]
+    const shallow = spawnSync('git', ['rev-parse', '--is-shallow-repository'], { cwd: root, encoding: 'utf8' })
+    if (shallow.status !== 0 || shallow.stdout.trim() !== 'false') return // no history to look in (a shallow CI checkout)
+    expect(spawnSync('git', ['cat-file', '-e', `${sha}^{commit}`], { cwd: root }).status, `${sha} is not a commit of this repository`).toBe(
+      0,
+    )
   })
 })

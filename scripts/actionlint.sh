@@ -7,7 +7,7 @@
 #
 #   bash scripts/actionlint.sh [extra actionlint flags]
 #
-# The examples call the published action (perfgate/perfgate@v1), which
+# The examples call the published action (perfgate/perfgate@<commit>), which
 # actionlint cannot read offline; they are linted in a scratch copy where
 # that line says `uses: ./` beside this repository's action.yml, so their
 # inputs are checked against action.yml too. Exits non-zero on any problem.
@@ -42,7 +42,7 @@ if [ ${#examples[@]} -gt 0 ]; then
   cp action.yml "$scratch/action.yml"
   mkdir -p "$scratch/dist" && : >"$scratch/dist/index.js" # actionlint checks that runs.main exists
   for f in "${examples[@]}"; do
-    sed -E 's#uses: perfgate/perfgate@v[0-9][^ ]*#uses: ./#' "$f" >"$scratch/.github/workflows/$(basename "$f")"
+    sed -E 's#uses: perfgate/perfgate@[^ ]+( +\#.*)?$#uses: ./#' "$f" >"$scratch/.github/workflows/$(basename "$f")"
   done
   # Report the examples under their real names (the lines are unchanged).
   (cd "$scratch" && "$actionlint" "$@" .github/workflows/*) >"$scratch/out" 2>&1 || status=1

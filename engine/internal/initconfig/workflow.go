@@ -52,7 +52,7 @@ jobs:
       - uses: actions/setup-go@d35c59abb061a4a6fb18e82ac0862c26744d6ab5 # v5.5.0
         with:
           go-version-file: %s
-      - uses: perfgate/perfgate@v1
+      - uses: perfgate/perfgate@cb543430dcbb8756a6f43748575d5bba80075d41 # unreleased commit of main, not a release (docs/versioning.md)
         with:
           mode: gate
 %s`
