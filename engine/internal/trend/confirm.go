@@ -121,8 +121,10 @@ func (c *confirmer) confirm(ctx context.Context, s Series, st Step) (history.Con
 	}
 	var dir string
 	shows := func(base, head string) (bool, *report.Metric, *report.Report, error) {
-		conf.Gates++
 		rep, d, err := c.gateOnce(ctx, base, head)
+		if !errors.As(err, new(gateLimit)) {
+			conf.Gates++ // a gate the run's limit refused is none
+		}
 		dir = d
 		if err != nil && rep == nil {
 			return false, nil, nil, fmt.Errorf("the paired gate of %s and %s failed: %w", short(base), short(head), err)

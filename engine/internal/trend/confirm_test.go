@@ -250,6 +250,17 @@ func TestRunBoundsTheGatesOfTheWholeRun(t *testing.T) {
 					}
 				}
 			}
+			counted := 0
+			for _, s := range tr.Series {
+				for _, st := range s.Steps {
+					if st.Confirmation != nil {
+						counted += st.Confirmation.Gates
+					}
+				}
+			}
+			if counted != c.gates {
+				t.Errorf("the confirmations count %d gates; %d ran", counted, len(checkout.gates))
+			}
 			if steps != 2 || len(checkout.gates) != c.gates || unchecked != c.unchecked {
 				t.Errorf("%d steps, %d gates, %d unchecked; want 2 steps, %d gates, %d unchecked (warnings %q)", steps, len(checkout.gates), unchecked, c.gates, c.unchecked, tr.Warnings)
 			}
