@@ -43,7 +43,7 @@ func TestMarkdownRegressionWithHintAndLinks(t *testing.T) {
 		"(https://github.com/acme/search/blob/" + strings.Repeat("b", 40) + "/internal/httpapi/search.go#L30)",
 		"gh run download 12345678901 -R acme/search -n perfgate-results -D perfgate-results",
 		"-diff_base perfgate-results/base.allocs.pb.gz perfgate-results/head.allocs.pb.gz",
-		"add the label `perfgate:accept`",
+		"add the label `perfgate:accept` (write access, after the last push)",
 		"ℹ️ About the service: 1 note", "Lock contention cannot show in this gate",
 	} {
 		if !strings.Contains(got, want) {

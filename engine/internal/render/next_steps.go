@@ -53,7 +53,7 @@ func regressionSteps(rep *report.Report, links Links) string {
 	}
 	if len(costs) == 0 {
 		if links.AcceptLabel != "" {
-			fixes = append(fixes, fmt.Sprintf("or, if it is intended, add the label %s (the check then passes, naming who accepted it)", Code(links.AcceptLabel)))
+			fixes = append(fixes, fmt.Sprintf("or, if it is intended, someone with write access adds the label %s after the latest push (the check then passes, naming who accepted it)", Code(links.AcceptLabel)))
 		}
 		return strings.Join(fixes, "; ") + "." + checkSentence(rep)
 	}
@@ -62,15 +62,18 @@ func regressionSteps(rep *report.Report, links Links) string {
 		// This gate read its thresholds from the base: raising them in
 		// this pull request cannot pass it. With config changes, the
 		// plan's line above already says so.
-		accept = fmt.Sprintf("raise %s in the base branch's perfgate.yml", strings.Join(thresholdKeys(costs), ", "))
+		accept = fmt.Sprintf("raise %s in the base's perfgate.yml", strings.Join(thresholdKeys(costs), ", "))
 		if len(rep.ConfigChanges) == 0 {
 			accept += " (thresholds come from the base)"
 		}
 	}
 	if links.AcceptLabel != "" {
-		accept = fmt.Sprintf("add the label %s or %s", Code(links.AcceptLabel), accept)
+		// The Action counts the label only from someone with write access,
+		// added after the latest push (src/accept-label.ts): say so here,
+		// where a reader decides to add it.
+		accept = fmt.Sprintf("add the label %s (write access, after the last push) or %s", Code(links.AcceptLabel), accept)
 	}
-	fixes = append(fixes, "fix it, starting from the functions below; or, if the cost is intended, "+accept)
+	fixes = append(fixes, "fix it, starting from the functions below; or, if intended, "+accept)
 	return strings.Join(fixes, "; ") + "." + checkSentence(rep)
 }
 

@@ -19,7 +19,7 @@ func TestNextStepsOfAFailuresRegression(t *testing.T) {
 		notWant string
 	}{
 		{"failures alone", []report.Metric{failures},
-			[]string{"fix what made head's service fail", "stderr.log", "add the label `perfgate: accept`"}, "raise"},
+			[]string{"fix what made head's service fail", "stderr.log", "adds the label `perfgate: accept` after the latest push"}, "raise"},
 		{"failures and CPU", []report.Metric{failures, cpu},
 			[]string{"fix what made head's service fail", "raise `gate.cpu`"}, "the threshold"},
 	}
