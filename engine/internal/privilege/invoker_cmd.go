@@ -19,7 +19,21 @@ import (
 // HOME becomes the invoker's, from the password database, so that Go and
 // git find the invoker's defaults. Without sudo cmd is left as it is.
 // Call it after setting cmd.Env (nil means perfgate's environment).
+// It has no supplementary groups: root's must not come along, and the
+// invoker's (docker on a hosted runner, as good as root) are needed by
+// none of these commands; AsInvokerInGroups is for the one that is.
 func AsInvoker(cmd *exec.Cmd) {
+	asInvoker(cmd, func(User) []uint32 { return []uint32{} })
+}
+
+// AsInvokerInGroups is AsInvoker with the invoker's own supplementary
+// groups, never root's: kubernetes.image_load's `kind load` or `docker
+// push` reaches the Docker socket through the invoker's docker group.
+func AsInvokerInGroups(cmd *exec.Cmd) {
+	asInvoker(cmd, groupsOf)
+}
+
+func asInvoker(cmd *exec.Cmd, groups func(User) []uint32) {
 	u, ok := Invoker()
 	if !ok {
 		return
@@ -27,9 +41,7 @@ func AsInvoker(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	// The invoker's own supplementary groups (docker, say, for an
-	// image_load that runs `kind load`), never root's.
-	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID), Groups: groupsOf(u)}
+	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID), Groups: groups(u)}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()

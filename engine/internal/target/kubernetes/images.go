@@ -87,7 +87,7 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if m.asInvoker {
-		privilege.AsInvoker(cmd)
+		privilege.AsInvokerInGroups(cmd)
 	}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
