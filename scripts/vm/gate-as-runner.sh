@@ -111,6 +111,44 @@ grep -q -- "-no-such-flag" "$work/broken/report.json" 2>/dev/null && ok "report.
 leftovers "the failed gate"
 rm -rf "$work/broken" || fail "runner cannot delete the failed gate's results"
 
+section "nothing a hostile perfgate.yml names runs as root"
+# The post step's `sudo perfgate sweep --config <the pull request's
+# perfgate.yml>`, with a PATH the job's user can write: fake docker,
+# kind and kubectl first on it, a kubeconfig whose exec plugin and an
+# image_load that would each leave a mark with their uid. Root may run
+# none of them; as runner they would only prove the path was taken.
+evil=$work/evil-bin
+mkdir -p "$evil" && rm -f "$work"/mark-*
+for tool in docker kind kubectl plugin load; do
+  printf '#!/bin/sh\nid -u >>%q/mark-%s\nexit 1\n' "$work" "$tool" >"$evil/$tool"
+  chmod +x "$evil/$tool"
+done
+cat >"$work/evil-kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: "$evil/plugin", interactiveMode: Never}}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+KUBECONFIG
+{ cat perfgate.yml; printf 'kubernetes:\n  kubeconfig: %s\n  image_load: [%s, "{archive}"]\n' "$work/evil-kubeconfig" "$evil/load"; } >"$work/evil.yml"
+PATH="$evil:$PATH" engine sweep --config "$work/evil.yml" >"$work/evil-sweep.log" 2>&1
+ok "sweep with the hostile config, target local: exit $?"
+PATH="$evil:$PATH" engine sweep --config "$work/evil.yml" --target kubernetes >>"$work/evil-sweep.log" 2>&1
+rc=$?
+# The sweep skips a cluster it may not look in (exit 0) and says why.
+if grep -q 'with exec .*which perfgate would run or read as root' "$work/evil-sweep.log"; then
+  ok "sweep --target kubernetes refuses the kubeconfig's exec plugin (exit $rc)"
+else
+  fail "sweep --target kubernetes with an exec-plugin kubeconfig: exit $rc, $(tail -3 "$work/evil-sweep.log")"
+fi
+marks=$(cat "$work"/mark-* 2>/dev/null | sort -u | xargs)
+case " $marks " in
+  *" 0 "*) fail "root ran a command the pull request's config or PATH named: $(grep -l '^0$' "$work"/mark-*)" ;;
+  *) ok "root ran nothing from the hostile config or PATH (marks: ${marks:-none})" ;;
+esac
+leftovers "the hostile sweeps"
+
 git -C "$work/repo" worktree list | grep -q perfgate-base && fail "a base worktree is still registered" || ok "no base worktree left registered"
 echo "gate checks done at ${SECONDS} s"
 [ "$fails" = 0 ] && echo "all gate checks passed" || echo "$fails gate checks failed"
