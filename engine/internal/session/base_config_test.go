@@ -204,7 +204,11 @@ func TestTargetFlagOverridesTheBasesTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer base.Cleanup()
+	t.Cleanup(func() {
+		if err := base.Cleanup(); err != nil {
+			t.Error(err)
+		}
+	})
 	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
 	g.targets = everyTarget()
 	if err := g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml", Target: "local"}); err != nil {
@@ -230,7 +234,11 @@ func TestHeadServiceThatTheBasesPlanCannotRunIsAConfigError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer base.Cleanup()
+	t.Cleanup(func() {
+		if err := base.Cleanup(); err != nil {
+			t.Error(err)
+		}
+	})
 	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
 	g.targets = everyTarget()
 	err = g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml"})

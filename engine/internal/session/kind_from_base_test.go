@@ -26,7 +26,11 @@ func kindGate(t *testing.T, files map[string]string, edit func(top string)) (*in
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { base.Cleanup() })
+	t.Cleanup(func() {
+		if err := base.Cleanup(); err != nil {
+			t.Error(err)
+		}
+	})
 	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
 	g.targets = everyTarget()
 	o := GateOptions{ConfigPath: "perfgate.yml"}
