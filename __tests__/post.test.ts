@@ -118,9 +118,10 @@ describe('alive', () => {
 // them (kind cannot create clusters on the machine this is developed on)
 // and records what it is asked to delete. Docker and Kubernetes are absent.
 // As root the engine takes kind only from a PATH root alone can write
-// (engine/internal/privilege/tool_path.go), never this stand-in, so these
-// run as the runner's user, as on GitHub.
-describe.skipIf(process.getuid?.() === 0)("post runs the engine's sweep", () => {
+// (engine/internal/privilege/tool_path.go), never this stand-in, so the
+// engine runs as a user, as the runner's user without sudo: under root (as
+// CI runs these), through setpriv as nobody.
+describe("post runs the engine's sweep", () => {
   let engine: string
   const bin = path.join(tmp, 'bin')
   const calls = path.join(tmp, 'kind-calls.log')
@@ -128,7 +129,7 @@ describe.skipIf(process.getuid?.() === 0)("post runs the engine's sweep", () => 
   beforeAll(async () => {
     // As the Action builds it (Go's cache holds it after scripts/test.sh),
     // and without blocking the vitest worker (see history-branch.test.ts).
-    engine = (await buildFreshEngine(path.resolve(import.meta.dirname, '..'), tmp)).path
+    engine = asUser((await buildFreshEngine(path.resolve(import.meta.dirname, '..'), tmp)).path)
     mkdirSync(bin, { recursive: true })
   }, 600_000)
 
@@ -145,8 +146,25 @@ esac
     )
     chmodSync(path.join(bin, 'kind'), 0o755)
     writeFileSync(calls, '')
+    chmodSync(calls, 0o666) // the engine may run as nobody (asUser)
     process.env.PATH = bin
     process.env.KUBECONFIG = path.join(tmp, 'no-kubeconfig')
+  }
+
+  /**
+   * asUser is the engine to run: itself when this test is not root, else a
+   * wrapper that runs a world-readable copy of it as nobody.
+   */
+  function asUser(built: string): string {
+    if (process.getuid?.() !== 0) return built
+    chmodSync(tmp, 0o755)
+    const copy = path.join(tmp, 'perfgate-engine')
+    copyFileSync(built, copy)
+    chmodSync(copy, 0o755)
+    const wrapper = path.join(tmp, 'perfgate-as-nobody')
+    writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ${copy} "$@"\n`)
+    chmodSync(wrapper, 0o755)
+    return wrapper
   }
 
   /** hostIdentity asks the engine, which names everything it creates after it. */
