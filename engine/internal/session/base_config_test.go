@@ -50,6 +50,17 @@ func gateWithBaseConfig(t *testing.T, files map[string]string, edit func(top str
 	if err != nil {
 		t.Fatal(err)
 	}
+	g, base := baseInvocation(t, cfg)
+	if err := g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml"}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// baseInvocation is a gate's invocation of cfg with --base v1 of
+// pullRequest's repository, and that base (removed when the test ends).
+func baseInvocation(t *testing.T, cfg *config.Config) (*invocation, *build.Base) {
+	t.Helper()
 	base, err := build.ResolveBase(context.Background(), "v1", ".")
 	if err != nil {
 		t.Fatal(err)
@@ -61,10 +72,7 @@ func gateWithBaseConfig(t *testing.T, files map[string]string, edit func(top str
 	})
 	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
 	g.targets = everyTarget()
-	if err := g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml"}); err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return g, base
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -200,17 +208,7 @@ func TestTargetFlagOverridesTheBasesTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := build.ResolveBase(context.Background(), "v1", ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := base.Cleanup(); err != nil {
-			t.Error(err)
-		}
-	})
-	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
-	g.targets = everyTarget()
+	g, base := baseInvocation(t, cfg)
 	if err := g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml", Target: "local"}); err != nil {
 		t.Fatal(err)
 	}
@@ -230,17 +228,7 @@ func TestHeadServiceThatTheBasesPlanCannotRunIsAConfigError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := build.ResolveBase(context.Background(), "v1", ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := base.Cleanup(); err != nil {
-			t.Error(err)
-		}
-	})
-	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
-	g.targets = everyTarget()
+	g, base := baseInvocation(t, cfg)
 	err = g.gateFromBase(context.Background(), base, GateOptions{ConfigPath: "perfgate.yml"})
 	var ce *ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "layout: random") || !strings.Contains(err.Error(), "base branch's perfgate.yml first") {

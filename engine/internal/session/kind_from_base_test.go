@@ -3,14 +3,11 @@ package session
 import (
 	"context"
 	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
 // kindGate runs gateFromBase and kindFromBase for --base v1 of
@@ -22,17 +19,7 @@ func kindGate(t *testing.T, files map[string]string, edit func(top string)) (*in
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := build.ResolveBase(context.Background(), "v1", ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := base.Cleanup(); err != nil {
-			t.Error(err)
-		}
-	})
-	g := newInvocation(report.ModeGate, cfg, t.TempDir(), nil, io.Discard, io.Discard)
-	g.targets = everyTarget()
+	g, base := baseInvocation(t, cfg)
 	o := GateOptions{ConfigPath: "perfgate.yml"}
 	if err := g.gateFromBase(context.Background(), base, o); err != nil {
 		t.Fatal(err)
