@@ -46,39 +46,35 @@ const (
 	MaxMeasuring = Duration(5 * time.Hour)
 )
 
-// tooLong reports field's duration v when it is above max; why says what
-// the bound protects, want what to write instead.
-func (d *diagnostics) tooLong(field string, v, max Duration, why, want string) bool {
-	if v <= max {
-		return false
-	}
-	d.fail(field, v.String(), Error{Problem: "is longer than " + shortDuration(max) + ", " + why, Want: want})
-	return true
+// durationBound is one duration's upper bound: why says what it
+// protects, like what to write instead.
+type durationBound struct {
+	field     string
+	value     Duration
+	max       Duration
+	why, like string
 }
 
 // validateBounds checks the upper bounds of the values whose lower bounds
 // validate checks; a field that already failed is not reported again.
 func (d *diagnostics) validateBounds(c *Config) {
 	s, l := &c.Service, &c.Load
-	if !d.reported("service.ready_timeout") {
-		d.tooLong("service.ready_timeout", s.ReadyTimeout, MaxReadyTimeout, "the most perfgate waits for a service to start",
-			"at most "+shortDuration(MaxReadyTimeout)+", like 30s; a service that starts slower should do its slow work once, before it listens")
-	}
-	if !d.reported("service.reset_timeout") {
-		d.tooLong("service.reset_timeout", s.ResetTimeout, MaxResetTimeout, "the most one reset may take (it runs before every round)",
-			"at most "+shortDuration(MaxResetTimeout)+", like 30s; restore a snapshot instead of rebuilding the data each time")
-	}
-	if !d.reported("load.warmup") {
-		d.tooLong("load.warmup", l.Warmup, MaxWarmup, "the longest warm-up perfgate runs before each window",
-			"at most "+shortDuration(MaxWarmup)+", like 2s")
-	}
-	if !d.reported("load.duration") {
-		d.tooLong("load.duration", l.Duration, MaxWindow, "the longest measured window perfgate runs",
-			"at most "+shortDuration(MaxWindow)+", like 10s; raise pairs instead, which narrows the estimate more")
-	}
-	if !d.reported("load.timeout") {
-		d.tooLong("load.timeout", l.Timeout, MaxRequestTimeout, "the longest a request may take before it counts as an error",
-			"at most "+shortDuration(MaxRequestTimeout)+", like 2s")
+	for _, b := range []durationBound{
+		{"service.ready_timeout", s.ReadyTimeout, MaxReadyTimeout, "the most perfgate waits for a service to start",
+			"like 30s; a service that starts slower should do its slow work once, before it listens"},
+		{"service.reset_timeout", s.ResetTimeout, MaxResetTimeout, "the most one reset may take (it runs before every round)",
+			"like 30s; restore a snapshot instead of rebuilding the data each time"},
+		{"load.warmup", l.Warmup, MaxWarmup, "the longest warm-up perfgate runs before each window", "like 2s"},
+		{"load.duration", l.Duration, MaxWindow, "the longest measured window perfgate runs",
+			"like 10s; raise pairs instead, which narrows the estimate more"},
+		{"load.timeout", l.Timeout, MaxRequestTimeout, "the longest a request may take before it counts as an error", "like 2s"},
+	} {
+		if b.value > b.max && !d.reported(b.field) {
+			d.fail(b.field, b.value.String(), Error{
+				Problem: "is longer than " + shortDuration(b.max) + ", " + b.why,
+				Want:    "at most " + shortDuration(b.max) + ", " + b.like,
+			})
+		}
 	}
 	if l.Rate > MaxRate && !d.reported("load.rate") {
 		d.fail("load.rate", strconv.FormatFloat(l.Rate, 'g', -1, 64), Error{
