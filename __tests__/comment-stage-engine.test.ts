@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeGitHub } from './support/fake-github.js'
+import { writeStandInEngine } from './support/stand-in-engine.js'
 
 // Mode comment with a stand-in engine: this action's root is replaced by
 // one whose engine sources print what the engine was given (its own path,
@@ -23,10 +24,8 @@ let gh: FakeGitHub
 beforeAll(() => {
   tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-stage-engine-'))
   fake.root = path.join(tmp, 'action')
-  mkdirSync(path.join(fake.root, 'engine/cmd/perfgate'), { recursive: true })
-  writeFileSync(path.join(fake.root, 'engine/go.mod'), 'module example.com/standin\n\ngo 1.22\n')
-  writeFileSync(
-    path.join(fake.root, 'engine/cmd/perfgate/main.go'),
+  writeStandInEngine(
+    fake.root,
     `package main
 
 import (

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { recorded, reset } from './support/core-fake.js'
+import { writeStandInEngine } from './support/stand-in-engine.js'
 
 // Modes record and trend with a stand-in engine: this action's root is
 // replaced by one whose engine sources log the binary that ran and its
@@ -32,10 +33,8 @@ let planted: string
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-fresh-engine-'))
   fake.root = path.join(tmp, 'action')
-  mkdirSync(path.join(fake.root, 'engine/cmd/perfgate'), { recursive: true })
-  writeFileSync(path.join(fake.root, 'engine/go.mod'), 'module example.com/standin\n\ngo 1.22\n')
-  writeFileSync(
-    path.join(fake.root, 'engine/cmd/perfgate/main.go'),
+  writeStandInEngine(
+    fake.root,
     `package main
 
 import (
