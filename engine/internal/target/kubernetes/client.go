@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -41,6 +42,11 @@ func connect(ctx context.Context, k config.Kubernetes) (*cluster, error) {
 	if k.Kubeconfig != "" {
 		if _, err := os.Stat(k.Kubeconfig); err != nil {
 			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %q cannot be read (%w); point it at a kubeconfig file or remove it to use KUBECONFIG", k.Kubeconfig, err)}
+		}
+		// perfgate.yml names it and root reads it: only what the
+		// invoker could read, or its content could surface in an error.
+		if err := privilege.CheckInvokerCanRead(k.Kubeconfig); err != nil {
+			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %w; give a kubeconfig file of that user's", err)}
 		}
 		rules.ExplicitPath = k.Kubeconfig
 	}

@@ -81,3 +81,24 @@ func TestKubeconfigPluginsAllowedOutsideRootOrConfig(t *testing.T) {
 		t.Errorf("the plugin of KUBECONFIG's kubeconfig did not run: %v", err)
 	}
 }
+
+// TestKubeconfigFromConfigOnlyWhatTheInvokerCanRead: under sudo, a
+// kubeconfig perfgate.yml names that only root may read (/etc/shadow, a
+// key) is refused before root opens it: what root reads could come back in
+// a parse error.
+func TestKubeconfigFromConfigOnlyWhatTheInvokerCanRead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the check applies under sudo, as root")
+	}
+	t.Setenv("SUDO_UID", "65534")
+	t.Setenv("SUDO_GID", "65534")
+	secret := filepath.Join(t.TempDir(), "root-only")
+	if err := os.WriteFile(secret, []byte("root:$6$secret:19000:0:99999:7:::\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := connect(context.Background(), config.Kubernetes{Kubeconfig: secret})
+	var ce *target.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "not readable by uid 65534") || strings.Contains(err.Error(), "$6$") {
+		t.Errorf("err = %v; want a configuration error saying the invoker cannot read it, and nothing of its content", err)
+	}
+}
