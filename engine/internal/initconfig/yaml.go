@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// schemaURL is perfgate.yml's JSON Schema, as the examples name it.
-const schemaURL = "https://raw.githubusercontent.com/perfgate/perfgate/main/docs/schema/perfgate.schema.json"
+	"github.com/perfgate/perfgate/engine/internal/config/reference"
+)
 
 // commentWidth is where comments wrap.
 const commentWidth = 76
@@ -20,7 +19,7 @@ func ConfigYAML(plan *Plan, modulePath string) string {
 	var b strings.Builder
 	// The same first line as perfgate's examples: editors with the YAML
 	// language server check the file against perfgate's JSON Schema.
-	b.WriteString("# yaml-language-server: $schema=" + schemaURL + "\n")
+	b.WriteString("# yaml-language-server: $schema=" + reference.SchemaURL + "\n")
 	comment(&b, "", fmt.Sprintf("perfgate.yml for %s, written by `perfgate init` from the module's source. Each value is a guess; the comment above it says what it is based on, and the lines marked ASSUMED or NOT SERVED YET need a change in the service (perfgate init printed it). Every key is described in docs/config.md of perfgate. Check this file with `perfgate config check perfgate.yml`.", modulePath))
 	b.WriteString("version: 1\n\nservice:\n")
 	comment(&b, "  ", "The command to build and start: "+plan.Why["service.package"]+".")
