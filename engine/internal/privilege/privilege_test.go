@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 )
 
 func TestInvokerFromSudo(t *testing.T) {
@@ -103,12 +105,7 @@ func TestChownTreeGivesBackOnlyWhatTheRunWrote(t *testing.T) {
 // command runs as the invoker, without root's groups, with the invoker's
 // HOME; without sudo it runs as perfgate.
 func TestAsInvokerRunsCommandsAsTheSudoUser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("only root can run a command as another user")
-	}
-	// nobody exists in every password database this runs on.
-	t.Setenv("SUDO_UID", "65534")
-	t.Setenv("SUDO_GID", "65534")
+	privilegetest.SudoFromNobody(t)
 	cmd := exec.Command("sh", "-c", `echo "$(id -u) $(id -g) [$(id -G)] $HOME"`)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/root"}
 	AsInvoker(cmd)

@@ -2,9 +2,10 @@ package trend
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 )
 
 // TestTrendGitRunsAsTheInvoker: trend's own git (listing a step's commits
@@ -13,11 +14,7 @@ import (
 // git config (core.fsmonitor, hooks) must not run as root. SUDO_UID and
 // SUDO_GID stand in for sudo; nobody exists everywhere.
 func TestTrendGitRunsAsTheInvoker(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("only root can run a command as another user")
-	}
-	t.Setenv("SUDO_UID", "65534")
-	t.Setenv("SUDO_GID", "65534")
+	privilegetest.SudoFromNobody(t)
 	c := Checkout{Src: "/"}
 	cmd := c.git(context.Background(), "version")
 	if cmd.SysProcAttr == nil || cmd.SysProcAttr.Credential == nil || cmd.SysProcAttr.Credential.Uid != 65534 || cmd.SysProcAttr.Credential.Gid != 65534 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
@@ -17,11 +18,7 @@ import (
 // who it is and whether it read the archive, then fails so that ensure
 // returns its output.
 func TestImageLoadFromConfigRunsAsTheInvoker(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("only root can run a command as another user")
-	}
-	t.Setenv("SUDO_UID", "65534")
-	t.Setenv("SUDO_GID", "65534")
+	privilegetest.SudoFromNobody(t)
 	binary := targettest.BuildSvc(t)
 	load := []string{"sh", "-c", `echo "uid=$(id -u) groups=$(id -G)"; head -c 1 "$1" >/dev/null && echo "read the" "archive"; exit 1`, "sh", "{archive}"}
 	for _, c := range []struct {

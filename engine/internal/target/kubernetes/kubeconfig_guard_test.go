@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -87,11 +88,7 @@ func TestKubeconfigPluginsAllowedOutsideRootOrConfig(t *testing.T) {
 // key) is refused before root opens it: what root reads could come back in
 // a parse error.
 func TestKubeconfigFromConfigOnlyWhatTheInvokerCanRead(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the check applies under sudo, as root")
-	}
-	t.Setenv("SUDO_UID", "65534")
-	t.Setenv("SUDO_GID", "65534")
+	privilegetest.SudoFromNobody(t)
 	secret := filepath.Join(t.TempDir(), "root-only")
 	if err := os.WriteFile(secret, []byte("root:$6$secret:19000:0:99999:7:::\n"), 0o600); err != nil {
 		t.Fatal(err)
