@@ -100,11 +100,9 @@ export async function upsertComment(
     if (author === me) return { action: 'created', id: data.id, deleted: 0 }
     // The token writes as someone else than ownLogin could tell (an app
     // whose GET /app is closed to its installation token): the comment
-    // just created names the author, so look again for its older copy.
-    const again = await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: pullNumber, per_page: 100 })
-    const older = again
-      .filter((c) => c.id !== data.id && c.user?.login === author && firstLine(c.body) === marker)
-      .sort((a, b) => a.id - b.id)
+    // just created names the author, so look among the comments already
+    // listed for its older copy.
+    const older = comments.filter((c) => c.user?.login === author && firstLine(c.body) === marker).sort((a, b) => a.id - b.id)
     if (older.length === 0) return { action: 'created', id: data.id, deleted: 0 }
     ours.push(...older, data)
   }
@@ -116,8 +114,8 @@ export async function upsertComment(
   return { action: 'updated', id: keep.id, deleted: duplicates.length }
 }
 
-/** firstLine is a comment's first line, where perfgate's marker stands. */
-function firstLine(body: string | null | undefined): string {
+/** firstLine is a comment's or an issue's first line, where perfgate's marker stands. */
+export function firstLine(body: string | null | undefined): string {
   return (body ?? '').split('\n', 1)[0].trim()
 }
 

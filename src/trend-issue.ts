@@ -1,4 +1,4 @@
-import { fitComment, ownLogin } from './comment.js'
+import { firstLine, fitComment, ownLogin } from './comment.js'
 import type { Octokit } from './octokit.js'
 
 /** The label on every trend issue: the listing that finds them asks for it. */
@@ -99,7 +99,7 @@ async function findIssue(
   // marker is ours, rather than a new issue every run. People's never are.
   const author = (user: { login?: string; type?: string } | null | undefined): boolean =>
     user?.login === me || (me === 'github-actions[bot]' && user?.type === 'Bot')
-  const ours = issues.filter((i) => !i.pull_request && author(i.user) && (i.body ?? '').split('\n', 1)[0].trim() === marker)
+  const ours = issues.filter((i) => !i.pull_request && author(i.user) && firstLine(i.body) === marker)
   const open = ours.filter((i) => i.state === 'open').sort((a, b) => a.number - b.number)
   const closed = ours.filter((i) => i.state !== 'open').sort((a, b) => b.number - a.number)
   const pick = open[0] ?? closed[0]
