@@ -109,6 +109,7 @@ func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
 		return os.WriteFile(dst, []byte("a "+side+" layout"), 0o755)
 	}
 	cfg := duetConfig(t, 3, 3, 1)
+	ran := 0
 	for _, seed := range []uint64{7, 8} {
 		// Without pprof: the layouts are the point, not the readings.
 		runs, err := Run(context.Background(), Options{
@@ -119,17 +120,21 @@ func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) != 8 {
-			t.Fatalf("seed %d: %d runs, want 3 gating and 1 profile round of 2", seed, len(runs))
+		// A round the busy machine invalidated (a saturated generator or a
+		// rate below min_rate under the race detector) may be replaced by
+		// one more: every run must still have had a layout of its own.
+		if len(runs) < 8 || len(runs)%2 != 0 {
+			t.Fatalf("seed %d: %d runs, want at least 3 gating and 1 profile round of 2", seed, len(runs))
 		}
+		ran += len(runs)
 		for _, r := range runs {
 			if want := layoutSeed(seed, r.Pair, r.Side); r.LayoutSeed != want || linked[want] != r.Side {
 				t.Errorf("seed %d, %s of round %d: layout seed %d, want %d linked for it (linked: %v)", seed, r.Side, r.Pair, r.LayoutSeed, want, linked)
 			}
 		}
 	}
-	if len(linked) != 16 {
-		t.Errorf("%d layouts linked, want 16 distinct ones (2 gates of 4 rounds of 2 sides)", len(linked))
+	if len(linked) != ran {
+		t.Errorf("%d layouts linked, want %d distinct ones (one per run of 2 gates)", len(linked), ran)
 	}
 	for round := 1; round <= 100; round++ {
 		for _, side := range []string{Base, Head} {
