@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Kubernetes v1.32.0 commands (kube-apiserver,
-# kube-controller-manager, kube-scheduler, kubelet, kubectl, kube-proxy) from
-# the Go module proxy through the wrapper module in build/, into
+# kube-controller-manager, kube-scheduler, kubelet, kubectl, kube-proxy, and
+# kubeadm for scripts/kind's node image) from the Go module proxy through the wrapper module in build/, into
 # $PERFGATE_K8S_CACHE/bin-v1.32.0 (default /var/cache/perfgate-k8s). The Go
 # module and build caches live in the same directory, so a second build is
-# quick, and a run that finds all six binaries at the right version and built
+# quick, and a run that finds all seven binaries at the right version and built
 # from the same go.mod/go.sum builds nothing. Cold: ~8-10 min on 2 cores.
 # Prints the binary directory as its last line. up.sh calls it.
 set -euo pipefail
@@ -14,7 +14,7 @@ commit=70d3cc986aa8221cd1dfb1121852688902d3bf53 # the tag's commit upstream
 build_date=2024-12-11T21:16:15Z                  # the tag's time on the module proxy
 cache=${PERFGATE_K8S_CACHE:-/var/cache/perfgate-k8s}
 bin=$cache/bin-$version
-cmds=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl kube-proxy)
+cmds=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl kube-proxy kubeadm)
 
 command -v go >/dev/null || { echo "k8s-local/build.sh: go is not on PATH; install Go 1.23 or newer" >&2; exit 1; }
 

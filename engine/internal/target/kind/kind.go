@@ -243,26 +243,39 @@ func isHex(s string) bool {
 	return s != "" && err == nil && strings.ToLower(s) == s
 }
 
+// withoutDNS is a kubeadm patch that skips the CoreDNS add-on. perfgate
+// reaches every pod and Service by address, never by name, so CoreDNS's
+// two pods would only share the node's CPUs with the services measured;
+// and the offline node image (scripts/kind) has no CoreDNS image. kind
+// itself skips preflight (it pre-loads the images), and a patch replaces
+// the whole list, so preflight stays in it.
+const withoutDNS = `kind: InitConfiguration
+skipPhases:
+  - preflight
+  - addon/coredns
+`
+
 // clusterConfig is the kind config: one control-plane node, the API server
-// on loopback only, and the node image when configured.
+// on loopback only, no cluster DNS, and the node image when configured.
 func clusterConfig(k config.Kind) ([]byte, error) {
 	type node struct {
 		Role  string `yaml:"role"`
 		Image string `yaml:"image,omitempty"`
 	}
+	type networking struct {
+		APIServerAddress string `yaml:"apiServerAddress"`
+	}
 	return yaml.Marshal(struct {
-		Kind       string `yaml:"kind"`
-		APIVersion string `yaml:"apiVersion"`
-		Networking struct {
-			APIServerAddress string `yaml:"apiServerAddress"`
-		} `yaml:"networking"`
-		Nodes []node `yaml:"nodes"`
+		Kind                 string     `yaml:"kind"`
+		APIVersion           string     `yaml:"apiVersion"`
+		Networking           networking `yaml:"networking"`
+		KubeadmConfigPatches []string   `yaml:"kubeadmConfigPatches"`
+		Nodes                []node     `yaml:"nodes"`
 	}{
 		Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4",
-		Networking: struct {
-			APIServerAddress string `yaml:"apiServerAddress"`
-		}{APIServerAddress: "127.0.0.1"},
-		Nodes: []node{{Role: "control-plane", Image: k.NodeImage}},
+		Networking:           networking{APIServerAddress: "127.0.0.1"},
+		KubeadmConfigPatches: []string{withoutDNS},
+		Nodes:                []node{{Role: "control-plane", Image: k.NodeImage}},
 	})
 }
 

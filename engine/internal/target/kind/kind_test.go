@@ -59,7 +59,7 @@ func newTarget(logDir string) *Target {
 	return New(&config.Config{Kind: config.Kind{NodeImage: "kindest/node:v1.32.0"}}, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}, logDir)
 }
 
-func TestClusterConfigKeepsTheAPIServerOnLoopback(t *testing.T) {
+func TestClusterConfigKeepsTheAPIServerOnLoopbackWithoutDNS(t *testing.T) {
 	data, err := clusterConfig(config.Kind{NodeImage: "kindest/node:v1.32.0"})
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +68,12 @@ func TestClusterConfigKeepsTheAPIServerOnLoopback(t *testing.T) {
 apiVersion: kind.x-k8s.io/v1alpha4
 networking:
     apiServerAddress: 127.0.0.1
+kubeadmConfigPatches:
+    - |
+      kind: InitConfiguration
+      skipPhases:
+        - preflight
+        - addon/coredns
 nodes:
     - role: control-plane
       image: kindest/node:v1.32.0
