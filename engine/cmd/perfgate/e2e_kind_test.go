@@ -1,0 +1,95 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/target/targettest"
+)
+
+// The kind target for real: a cluster perfgate creates with kind from
+// PERFGATE_KIND_NODE_IMAGE, on the Docker engine of DOCKER_HOST. On this
+// project's CI the image is built offline by scripts/kind/build.sh (no
+// registry is in reach there) and test.sh sets PERFGATE_REQUIRE_KIND=1; on
+// a machine where kind can pull its default image, set
+// PERFGATE_KIND_NODE_IMAGE to kindest/node:<tag> to run it.
+
+// requireKind returns the node image, or skips without kind, Docker or an
+// image; with PERFGATE_REQUIRE_KIND=1 it fails instead of skipping.
+func requireKind(t *testing.T) string {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("PERFGATE_REQUIRE_KIND") == "1" {
+			t.Fatalf("PERFGATE_REQUIRE_KIND=1 but "+format, args...)
+		}
+		t.Skipf(format+"; scripts/kind/build.sh builds kind and a node image offline", args...)
+	}
+	image := os.Getenv("PERFGATE_KIND_NODE_IMAGE")
+	if image == "" {
+		missing("PERFGATE_KIND_NODE_IMAGE is not set")
+	}
+	if _, err := exec.LookPath("kind"); err != nil {
+		missing("the kind command is not installed: %v", err)
+	}
+	if os.Getenv("PERFGATE_REQUIRE_KIND") == "1" {
+		t.Setenv("PERFGATE_REQUIRE_DOCKER", "1")
+	}
+	targettest.RequireDocker(t)
+	if out, err := exec.Command("docker", "image", "inspect", image).CombinedOutput(); err != nil {
+		missing("the node image %s is not in the Docker engine: %v\n%s", image, err, out)
+	}
+	return image
+}
+
+// kindLeftovers lists the kind clusters and node containers perfgate left.
+func kindLeftovers(t *testing.T) []string {
+	t.Helper()
+	var left []string
+	out, err := exec.Command("kind", "get", "clusters").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kind get clusters: %v\n%s", err, out)
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if strings.HasPrefix(name, "perfgate-") {
+			left = append(left, "kind cluster "+name)
+		}
+	}
+	out, err = exec.Command("docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster", "--format", "{{.Names}}").CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker ps: %v\n%s", err, out)
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if strings.HasPrefix(name, "perfgate-") {
+			left = append(left, "node container "+name)
+		}
+	}
+	return left
+}
+
+// TestKindGateCatchesThePlantedRegression is the kind target end to end:
+// perfgate creates its own cluster from the node image, loads the
+// service's and the load generator's images into it, runs the gate under
+// the configured limits, calls the planted allocation regression (+50%
+// allocations per request, in every round), and deletes the cluster.
+// Four rounds at alpha 0.5 (fewestRounds) decide a change that large.
+func TestKindGateCatchesThePlantedRegression(t *testing.T) {
+	image := requireKind(t)
+	if left := kindLeftovers(t); len(left) > 0 {
+		t.Logf("left before the test (the gate's sweep removes dead runs' clusters): %v", left)
+	}
+	cfg := fewestRounds(t, decisiveExperiment) + "kind:\n  node_image: " + image + "\n"
+	g := runGateCommand(t, writeConfig(t, cfg), exampleService(t), regressedHead(t, "alloc-sprintf.patch"), "--target", "kind")
+	if g.code != 1 || g.report == nil || g.report.Verdict != "regression" || metricOutcome(g.report, "allocs") != "regression" {
+		t.Fatalf("exit %d, want a regression on allocs", g.code)
+	}
+	env := g.report.Environment
+	if env.Target != "kind" || !strings.Contains(env.Confinement, "kind cluster perfgate-") || !strings.Contains(env.Confinement, "Guaranteed QoS") {
+		t.Errorf("target %q, confinement %q: want a Guaranteed pod in perfgate's own kind cluster", env.Target, env.Confinement)
+	}
+	if left := kindLeftovers(t); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

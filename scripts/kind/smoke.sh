@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# smoke.sh KIND NODE_IMAGE: creates a kind cluster from the offline node
+# image (build.sh prints both), with the kind target's own cluster config
+# (API server on loopback, no CoreDNS), and checks it end to end as
+# scripts/k8s-local/smoke.sh checks the local cluster: an image loaded with
+# `kind load image-archive`, a Deployment with limits == requests (cpu
+# 250m, memory 64Mi, QoS Guaranteed) whose container cgroup holds the quota
+# and the memory limit, a ClusterIP Service reached from a Job's pod and
+# from the node, the API server's proxy, kubectl logs, crictl in the node,
+# CFS throttling in the kubelet's cAdvisor metrics. Deletes the cluster and
+# checks that no node container is left. Prints one line per check and
+# `N passed, N failed`. Needs DOCKER_HOST (scripts/docker/up.sh). Root.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+k8s_local=$here/../k8s-local
+if [ $# -ne 2 ]; then
+  echo "usage: smoke.sh KIND NODE_IMAGE (scripts/kind/build.sh prints both)" >&2
+  exit 2
+fi
+kind=$1 node_image=$2
+kubectl=${PERFGATE_K8S_CACHE:-/var/cache/perfgate-k8s}/bin-v1.32.0/kubectl
+cluster=perfgate-smoke-$$
+node=$cluster-control-plane
+ns=perfgate-smoke
+work=$(mktemp -d)
+kc() { "$kubectl" --kubeconfig "$work/kubeconfig" "$@"; }
+on_node() { docker exec "$node" "$@"; }
+passed=0 failed=0
+check() {
+  local name=$1
+  shift
+  if out=$("$@" 2>&1); then
+    passed=$((passed + 1))
+    echo "ok    $name${out:+: $(head -c 200 <<<"$out" | tr '\n' ' ')}"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  $name: $(tail -c 600 <<<"$out")"
+  fi
+}
+finish() {
+  "$kind" delete cluster --name "$cluster" >/dev/null 2>&1
+  if docker ps -a --format '{{.Names}}' | grep -qx "$node"; then
+    failed=$((failed + 1))
+    echo "FAIL  the node container $node is left after kind delete cluster"
+  fi
+  rm -rf "$work"
+  echo "$passed passed, $failed failed"
+  [ "$failed" = 0 ]
+  exit
+}
+trap finish EXIT
+
+# The kind target's cluster config (engine/internal/target/kind, clusterConfig).
+cat >"$work/kind.yaml" <<EOF
+kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+networking:
+  apiServerAddress: 127.0.0.1
+kubeadmConfigPatches:
+  - |
+    kind: InitConfiguration
+    skipPhases:
+      - preflight
+      - addon/coredns
+nodes:
+  - role: control-plane
+    image: $node_image
+EOF
+t0=$(date +%s)
+check "kind create cluster --image $node_image" "$kind" create cluster --name "$cluster" --config "$work/kind.yaml" --kubeconfig "$work/kubeconfig" --wait 3m
+echo "      cluster created in $(($(date +%s) - t0)) s"
+system_pods() {
+  local c
+  for c in etcd kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
+    kc -n kube-system wait --for=condition=Ready pod -l "component=$c" --timeout=60s >/dev/null 2>&1 ||
+      kc -n kube-system wait --for=condition=Ready pod -l "k8s-app=$c" --timeout=60s >/dev/null || return 1
+  done
+  echo "etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy Ready"
+}
+check "the control plane's pods and kube-proxy are Ready" system_pods
+no_dns() { [ -z "$(kc -n kube-system get pods -l k8s-app=kube-dns -o name)" ]; }
+check "no CoreDNS pods (the kind target skips the add-on)" no_dns
+check "crictl in the node" on_node crictl --version
+
+tag=smoke-$(date +%s)
+image=perfgate.local/smoke:$tag
+(cd "$k8s_local/smoke" && GOFLAGS='' CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -ldflags '-s -w' -o "$work/smoke" main.go)
+"$k8s_local/mkimage.sh" "$work/smoke" "$image" "$work/smoke.tar"
+check "kind load image-archive" "$kind" load image-archive "$work/smoke.tar" --name "$cluster"
+
+kc apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Namespace
+metadata: {name: $ns}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: smoke, namespace: $ns}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: smoke}}
+  template:
+    metadata: {labels: {app: smoke}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: smoke
+        image: $image
+        imagePullPolicy: Never
+        ports: [{containerPort: 8080}]
+        resources:
+          requests: {cpu: 250m, memory: 64Mi}
+          limits: {cpu: 250m, memory: 64Mi}
+        readinessProbe: {httpGet: {path: /, port: 8080}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: smoke, namespace: $ns}
+spec:
+  selector: {app: smoke}
+  ports: [{port: 80, targetPort: 8080}]
+EOF
+check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=90s
+pod=$(kc -n "$ns" get pods -l app=smoke -o jsonpath='{.items[0].metadata.name}')
+cid=$(kc -n "$ns" get pod "$pod" -o jsonpath='{.status.containerStatuses[0].containerID}')
+cid=${cid#containerd://}
+cip=$(kc -n "$ns" get service smoke -o jsonpath='{.spec.clusterIP}')
+qos() { [ "$(kc -n "$ns" get pod "$pod" -o jsonpath='{.status.qosClass}')" = Guaranteed ]; }
+check "pod QoS class Guaranteed" qos
+# Seen from this machine, as the kind target reads its counters: the
+# node's cgroups nest under its container's (the systemd driver names the
+# container's cgroup cri-containerd-<id>.scope on both cgroup versions).
+cg=$(find /sys/fs/cgroup/cpu /sys/fs/cgroup -maxdepth 12 -type d -name "*$cid*" 2>/dev/null | head -1)
+quota() {
+  if [ -f "$cg/cpu.max" ]; then grep -x '25000 100000' "$cg/cpu.max"; else grep -x 25000 "$cg/cpu.cfs_quota_us"; fi
+}
+memory() {
+  if [ -f "$cg/memory.max" ]; then grep -x 67108864 "$cg/memory.max"; else grep -x 67108864 "${cg/\/cpu\//\/memory\/}/memory.limit_in_bytes"; fi
+}
+check "the container's cgroup, seen from this machine ($cg): CPU quota 25 ms per 100 ms" quota
+check "the container's cgroup: memory limit 64Mi" memory
+for _ in $(seq 20); do on_node curl -fsS --max-time 1 "http://$cip/" >/dev/null 2>&1 && break; sleep 0.5; done
+check "ClusterIP $cip answers from the node" on_node curl -fsS --max-time 5 "http://$cip/"
+
+kc apply -f - >/dev/null <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: smoke-client, namespace: $ns}
+spec:
+  backoffLimit: 0
+  activeDeadlineSeconds: 60
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: client
+        image: $image
+        imagePullPolicy: Never
+        args: [get, "http://$cip/"]
+EOF
+check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=60s
+job_logs() {
+  local logs
+  logs=$(kc -n "$ns" logs job/smoke-client) && grep '200 OK' <<<"$logs"
+}
+check "kubectl logs of the Job" job_logs
+check "API server proxy to the pod" kc get --raw "/api/v1/namespaces/$ns/pods/$pod:8080/proxy/"
+
+# Two cores' worth of demand against a 250m limit: throttled for sure.
+for _ in 1 2 3 4; do on_node curl -fsS --max-time 10 "http://$cip/burn?ms=400" >/dev/null & done
+wait
+throttled() {
+  kc get --raw "/api/v1/nodes/$node/proxy/metrics/cadvisor" |
+    grep -E "^container_cpu_cfs_throttled_periods_total\{.*container=\"smoke\".*namespace=\"$ns\"" |
+    awk '{ if ($NF > 0) { print; found = 1 } } END { exit !found }'
+}
+for _ in $(seq 20); do throttled >/dev/null 2>&1 && break; sleep 1; done
+check "cAdvisor metrics: container_cpu_cfs_throttled_periods_total > 0" throttled
