@@ -51,13 +51,17 @@ if [ -n "$as_root_here" ]; then
   # again however this script ends, and so is the VM.
   vm_work=$(mktemp -d /tmp/perfgate-vm-work.XXXXXX)
   export PERFGATE_VM_WORK=$vm_work
-  trap 'stages_stop; bash "$root/scripts/k8s-local/down.sh" >/dev/null; bash "$root/scripts/docker/down.sh"; bash "$root/scripts/vm/down.sh" >/dev/null; rm -rf "$vm_work"' EXIT
-  # Builds only: they share the CPUs with the checks below, none of which
-  # measures anything.
-  stage_start "Kubernetes binaries (k8s-local/build.sh)" bash "$root/scripts/k8s-local/build.sh"
-  stage_start "the VM's disk image and host builds (vm/suite.sh prepare)" bash "$root/scripts/vm/suite.sh" prepare
+  trap 'stages_stop; bash "$root/scripts/k8s-local/down.sh" >/dev/null; bash "$root/scripts/docker/down.sh"; bash "$root/scripts/vm/down.sh" >/dev/null; rm -rf "$vm_work" "${kind_env:-}"' EXIT
   docker_host=$(stage "a private Docker engine" bash "$root/scripts/docker/up.sh" | tail -1)
   export "${docker_host?}"
+  # Builds only: they share the CPUs with the checks below, none of which
+  # measures anything. kind's node image holds the Kubernetes binaries, so
+  # it is built after them, in the same stage; it prints KIND= and
+  # KIND_NODE_IMAGE= into a file the kind stage reads.
+  kind_env=$(mktemp /tmp/perfgate-kind-env.XXXXXX)
+  stage_start "Kubernetes binaries and kind's node image (k8s-local/build.sh, kind/build.sh)" \
+    bash -c 'bash "$1/scripts/k8s-local/build.sh" >/dev/null && bash "$1/scripts/kind/build.sh" >"$2"' _ "$root" "$kind_env"
+  stage_start "the VM's disk image and host builds (vm/suite.sh prepare)" bash "$root/scripts/vm/suite.sh" prepare
 fi
 
 # The Action's install and typecheck in the background from the start:
@@ -180,7 +184,7 @@ stage "action: dist/ is the build of src/, docs/action.md tables match action.ym
 
 # --- from here on, tests that measure: one at a time --------------------------
 if [ -n "$as_root_here" ]; then
-  stage_wait "Kubernetes binaries (k8s-local/build.sh)"
+  stage_wait "Kubernetes binaries and kind's node image (k8s-local/build.sh, kind/build.sh)"
   kubeconfig=$(stage "a local Kubernetes cluster" bash "$root/scripts/k8s-local/up.sh" | tail -1)
   export "${kubeconfig?}"
 fi
@@ -191,6 +195,25 @@ stage "engine: the kubernetes target and the end-to-end gates" end_to_end ./inte
 # The cluster's work is done: its control plane would only take CPU from
 # what follows.
 [ -n "$as_root_here" ] && bash "$root/scripts/k8s-local/down.sh" >/dev/null
+
+# kind for real, from the node image built offline above (scripts/kind,
+# docs/kind-node-image.md): a smoke test of a cluster made from it, then the
+# kind target's end-to-end gate, each creating and deleting its own
+# cluster. perfgate runs kind as root only from a root-owned directory on
+# root's PATH (privilege.Tool), as GitHub's runners install it.
+kind_for_real() {
+  local KIND KIND_NODE_IMAGE
+  # shellcheck disable=SC1090 # two lines, KIND= and KIND_NODE_IMAGE=, from kind/build.sh
+  . "$kind_env"
+  cmp -s "$KIND" /usr/local/bin/kind || install -o root -g root -m 0755 "$KIND" /usr/local/bin/kind
+  bash "$root/scripts/kind/smoke.sh" /usr/local/bin/kind "$KIND_NODE_IMAGE" &&
+    PERFGATE_REQUIRE_KIND=1 PERFGATE_KIND_NODE_IMAGE=$KIND_NODE_IMAGE end_to_end ./cmd/perfgate -run '^TestKindGateCatchesThePlantedRegression$'
+}
+if [ -n "$as_root_here" ]; then
+  stage "the kind target for real: a cluster from the offline node image, and a gate on it" kind_for_real
+else
+  echo "skipped: kind's node image and clusters need root (run as root, or as a user with sudo)"
+fi
 
 stage "action: end to end through @github/local-action (real gates, fake GitHub API)" bash -c 'cd "$1" && npx vitest run --config vitest.e2e.config.ts' _ "$root"
 

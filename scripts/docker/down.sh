@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stops the private Docker engine of up.sh and removes what it left in the
-# host: its containers and images (with the data root), the docker0 bridge,
+# host: its containers and images (with the data root), its networks'
+# bridges (kind's included), the docker0 bridge,
 # and every iptables rule and chain dockerd added. Safe to run twice. Run
 # as root.
 set -uo pipefail
@@ -12,6 +13,9 @@ sock=unix://$state.sock
 if [ -S "$state.sock" ]; then
   ids=$(DOCKER_HOST=$sock docker ps -aq 2>/dev/null)
   [ -n "$ids" ] && DOCKER_HOST=$sock docker rm -f $ids >/dev/null 2>&1
+  # Networks made on it (kind's "kind"): dockerd removes their bridges and
+  # the NAT rules naming them only while it runs.
+  DOCKER_HOST=$sock docker network prune -f >/dev/null 2>&1
 fi
 if [ -f "$state.pid" ]; then
   pid=$(cat "$state.pid")
