@@ -212,6 +212,10 @@ type TargetEnvironment struct {
 	GOMAXPROCSSource string `json:"gomaxprocs_source"`
 	// Warnings are conditions that make numbers less trustworthy.
 	Warnings []string `json:"warnings,omitempty"`
+	// PrepareSeconds is how long the target took to get ready for the
+	// first round (kind: creating the cluster; kubernetes: the namespace
+	// and the load generator), kept apart from the gate's rounds.
+	PrepareSeconds float64 `json:"prepare_seconds,omitempty"`
 }
 
 // CgroupLimits are the confinement of one service process.

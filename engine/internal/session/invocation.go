@@ -222,8 +222,10 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 			g.warn(fmt.Sprintf("cleaning up target %s: %v", tg.Name(), err))
 		}
 	}()
+	prepareStarted := time.Now()
 	env, err := tg.Prepare(ctx)
 	g.rep.Environment.TargetEnvironment = env.Report()
+	g.rep.Environment.PrepareSeconds = time.Since(prepareStarted).Seconds()
 	g.warn(env.Warnings...)
 	if err != nil {
 		return err
@@ -251,6 +253,10 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 		plan, env.Target, env.Confinement, g.cfg.Resources.CPU, g.cfg.Resources.Memory, env.GOMAXPROCS)
 	if onlySide == "" {
 		fmt.Fprintf(g.stdout, ", seed %d", g.rep.Seed)
+	}
+	// A cluster's set-up (kind creates one) is not the gate's rounds.
+	if prepared := g.rep.Environment.PrepareSeconds; prepared >= 1 {
+		fmt.Fprintf(g.stdout, "; %s ready in %.0f s", env.Target, prepared)
 	}
 	fmt.Fprintln(g.stdout)
 	var layout func(context.Context, string, uint64, string) error
