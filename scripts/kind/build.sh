@@ -16,7 +16,7 @@
 # What differs from kindest/node, and why, is in docs/kind-node-image.md.
 # Cached in $PERFGATE_KIND_CACHE (default /var/cache/perfgate-kind): the
 # image is saved there as a tar, so a fresh Docker engine only loads it
-# (~20 s); anything that changes the inputs rebuilds (~3 min warm).
+# (~12 s); anything that changes the inputs rebuilds (~3 min warm).
 # Prints two lines: KIND=<kind command> and KIND_NODE_IMAGE=<image>.
 # Run as root.
 set -euo pipefail

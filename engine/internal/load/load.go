@@ -43,6 +43,15 @@ type Attacker interface {
 	Close()
 }
 
+// DuetAttacker is an Attacker of two services at once (a duet): AttackAll
+// returns one summary per service and writes each service's results to
+// its own writer of Attack.Outs. Generator made by NewDuet is one; so is
+// the in-cluster generator a target runs for two services (loadgen).
+type DuetAttacker interface {
+	Attacker
+	AttackAll(ctx context.Context, a Attack) ([]Summary, error)
+}
+
 // Generator attacks one service instance, or two at once (a duet). It
 // keeps its connections across the warm-up and the measured window, as a
 // real client pool would: each attack needs its own vegeta.Attacker (one

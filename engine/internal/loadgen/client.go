@@ -15,7 +15,8 @@ import (
 
 // Remote is a generator on a load-generator server, reached at serverURL
 // with client (the API server's pod proxy and its credentials) and the
-// run's token. It implements load.Attacker.
+// run's token. It implements load.Attacker, and load.DuetAttacker for a
+// duet's generator (NewGenerator.DuetURL).
 type Remote struct {
 	server endpoint
 	id     string
@@ -28,8 +29,9 @@ type endpoint struct {
 	token  string
 }
 
-// Create makes a generator on the server for the service at spec.URL
-// (as the server sees it) and waits until the server reaches spec.Ready.
+// Create makes a generator on the server for the service at spec.URL (and
+// the duet's other at spec.DuetURL), as the server sees them, and waits
+// until the server reaches spec.Ready on each.
 func Create(ctx context.Context, serverURL string, client *http.Client, token string, spec NewGenerator) (*Remote, error) {
 	s := endpoint{url: serverURL, client: client, token: token}
 	var created struct{ ID string }
@@ -39,25 +41,50 @@ func Create(ctx context.Context, serverURL string, client *http.Client, token st
 	return &Remote{server: s, id: created.ID}, nil
 }
 
-// Attack runs one attack on the server and writes its results to a.Out.
+// Attack runs one attack on the server and writes its results to a.Out:
+// the first service's summary and results.
 func (r *Remote) Attack(ctx context.Context, a load.Attack) (load.Summary, error) {
-	req := AttackRequest{Name: a.Name, Duration: a.Duration, CountFrom: -1, KeepResults: a.Out != nil}
+	if a.Out != nil {
+		a.Outs = []io.Writer{a.Out}
+	}
+	summaries, err := r.AttackAll(ctx, a)
+	if len(summaries) == 0 {
+		return load.Summary{}, err
+	}
+	return summaries[0], err
+}
+
+// AttackAll runs one attack on the server and returns a summary per
+// service (a duet's two), writing each service's results to its writer
+// of a.Outs (none when a.Outs is empty).
+func (r *Remote) AttackAll(ctx context.Context, a load.Attack) ([]load.Summary, error) {
+	keep := false
+	for _, w := range a.Outs {
+		keep = keep || w != nil
+	}
+	req := AttackRequest{Name: a.Name, Duration: a.Duration, CountFrom: -1, KeepResults: keep}
 	if !a.CountFrom.IsZero() {
 		req.CountFrom = max(0, time.Until(a.CountFrom))
 	}
 	var resp AttackResponse
 	if err := r.server.call(ctx, http.MethodPost, "/generators/"+r.id+"/attack", req, &resp); err != nil {
-		return load.Summary{}, err
+		return nil, err
 	}
-	if a.Out != nil {
-		if _, err := a.Out.Write(resp.Results); err != nil {
-			return resp.Summary, fmt.Errorf("write vegeta results: %w", err)
+	if keep && len(resp.Results) != len(resp.Summaries) {
+		return resp.Summaries, fmt.Errorf("the in-cluster load generator answered %d summaries and %d results streams", len(resp.Summaries), len(resp.Results))
+	}
+	for i, w := range a.Outs {
+		if w == nil || i >= len(resp.Results) {
+			continue
+		}
+		if _, err := w.Write(resp.Results[i]); err != nil {
+			return resp.Summaries, fmt.Errorf("write vegeta results: %w", err)
 		}
 	}
 	if resp.Error != "" {
-		return resp.Summary, errors.New("the in-cluster load generator: " + resp.Error)
+		return resp.Summaries, errors.New("the in-cluster load generator: " + resp.Error)
 	}
-	return resp.Summary, nil
+	return resp.Summaries, nil
 }
 
 // Close removes the generator from the server (best effort).

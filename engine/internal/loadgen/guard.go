@@ -142,9 +142,13 @@ func (e *limitError) Error() string {
 	return fmt.Sprintf("%s is %s, and the load generator allows %s", e.field, e.value, e.limit)
 }
 
-// checkLimits refuses a generator beyond the limits.
+// checkLimits refuses a generator beyond the limits. A duet's rate is per
+// service, and its limit applies to what the generator sends in total.
 func (n NewGenerator) checkLimits() error {
-	if n.Rate > MaxRate {
+	if total := n.Rate * float64(len(n.services())); total > MaxRate {
+		if n.DuetURL != "" {
+			return &limitError{"rate", fmt.Sprintf("%v per service of a duet (%v in total)", n.Rate, total), fmt.Sprintf("at most %d requests per second in total", MaxRate)}
+		}
 		return &limitError{"rate", fmt.Sprint(n.Rate), fmt.Sprintf("at most %d requests per second", MaxRate)}
 	}
 	if err := checkDuration("timeout_ns", n.Timeout); err != nil {

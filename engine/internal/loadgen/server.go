@@ -6,14 +6,19 @@
 //
 // The protocol is three calls, all JSON:
 //
-//	POST   /generators              {url, rate, timeout_ns, requests, ready, ready_timeout_ns} → {id}
-//	POST   /generators/{id}/attack  {name, duration_ns, count_from_ns, keep_results}         → {summary, results}
+//	POST   /generators              {url, duet_url, swap, rate, timeout_ns, requests, ready, ready_timeout_ns} → {id}
+//	POST   /generators/{id}/attack  {name, duration_ns, count_from_ns, keep_results}                           → {summaries, results}
 //	DELETE /generators/{id}
 //
+// A generator with a duet_url is a duet's: it sends every request to both
+// services in load.BalancedOrder (load.NewDuet), and an attack answers one
+// summary (and one results stream) per service, url's first.
+//
 // Every call carries the run's token in TokenHeader (401 without it), load
-// goes only to the run's own service (403 elsewhere), and rate, length and
-// size are capped (400 above a limit, naming it); see Guard. GET /healthz
-// is open for the readiness probe and answers only "ok".
+// goes only to the run's own services (403 elsewhere), and rate, length and
+// size are capped (400 above a limit, naming it; a duet's rate counts both
+// services); see Guard. GET /healthz is open for the readiness probe and
+// answers only "ok".
 //
 // A generator keeps its connections across attacks (warm-up and window),
 // as perfgate's own does.
@@ -56,12 +61,17 @@ func init() {
 
 // NewGenerator is the body of POST /generators.
 type NewGenerator struct {
-	URL      string         `json:"url"`
+	URL string `json:"url"`
+	// DuetURL, when set, makes a duet's generator: every request goes to
+	// URL and to DuetURL, at Rate each, in load.BalancedOrder; Swap makes
+	// DuetURL lead the cycle (load.NewDuet).
+	DuetURL  string         `json:"duet_url,omitempty"`
+	Swap     bool           `json:"swap,omitempty"`
 	Rate     float64        `json:"rate"`
 	Timeout  time.Duration  `json:"timeout_ns"`
 	Requests []load.Request `json:"requests"`
-	// Ready is polled through URL until it answers 2xx, so the first
-	// attack does not race the cluster's routing to a fresh pod.
+	// Ready is polled through URL (and DuetURL) until it answers 2xx, so
+	// the first attack does not race the cluster's routing to a fresh pod.
 	Ready        string        `json:"ready"`
 	ReadyTimeout time.Duration `json:"ready_timeout_ns"`
 }
@@ -75,12 +85,14 @@ type AttackRequest struct {
 	KeepResults bool          `json:"keep_results"`
 }
 
-// AttackResponse is the answer of an attack.
+// AttackResponse is the answer of an attack: a summary per service, in
+// the generator's order (url, then duet_url).
 type AttackResponse struct {
-	Summary load.Summary `json:"summary"`
-	// Results are vegeta's encoded results when asked for.
-	Results []byte `json:"results,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Summaries []load.Summary `json:"summaries"`
+	// Results are each service's results in vegeta's encoding, when
+	// asked for.
+	Results [][]byte `json:"results,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 type server struct {
@@ -88,7 +100,7 @@ type server struct {
 	maxBody    int64 // of a control request
 	mu         sync.Mutex
 	next       int
-	generators map[string]*load.Generator
+	generators map[string]*generator
 	lastUsed   time.Time
 	inFlight   int // requests being served: an attack may outlast IdleExit
 }
@@ -117,7 +129,7 @@ func Serve(addr string, idle time.Duration, guard Guard) error {
 }
 
 func newServer(guard Guard) *server {
-	return &server{guard: guard, maxBody: maxControlBytes, generators: map[string]*load.Generator{}, lastUsed: time.Now()}
+	return &server{guard: guard, maxBody: maxControlBytes, generators: map[string]*generator{}, lastUsed: time.Now()}
 }
 
 // handler routes the protocol. Only control requests with the token count
@@ -170,15 +182,21 @@ func (s *server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Ready != "" {
-		if err := waitReady(r.Context(), req.URL+req.Ready, req.ReadyTimeout); err != nil {
-			http.Error(w, err.Error(), http.StatusGatewayTimeout)
-			return
+		for _, u := range req.services() {
+			if err := waitReady(r.Context(), u+req.Ready, req.ReadyTimeout); err != nil {
+				http.Error(w, err.Error(), http.StatusGatewayTimeout)
+				return
+			}
 		}
+	}
+	gen := &generator{services: 1, Generator: load.New(req.URL, req.Rate, req.Timeout, req.Requests)}
+	if req.DuetURL != "" {
+		gen = &generator{services: 2, Generator: load.NewDuet([2]string{req.URL, req.DuetURL}, req.Rate, req.Timeout, req.Requests, req.Swap)}
 	}
 	s.mu.Lock()
 	s.next++
 	id := strconv.Itoa(s.next)
-	s.generators[id] = load.New(req.URL, req.Rate, req.Timeout, req.Requests)
+	s.generators[id] = gen
 	s.mu.Unlock()
 	writeJSON(w, map[string]string{"id": id})
 }
@@ -209,12 +227,19 @@ func (s *server) attack(w http.ResponseWriter, r *http.Request) {
 	if req.CountFrom >= 0 {
 		a.CountFrom = time.Now().Add(req.CountFrom)
 	}
-	var results bytes.Buffer
+	results := make([]bytes.Buffer, gen.services)
 	if req.KeepResults {
-		a.Out = &results
+		for i := range results {
+			a.Outs = append(a.Outs, &results[i])
+		}
 	}
-	summary, err := gen.Attack(r.Context(), a)
-	resp := AttackResponse{Summary: summary, Results: results.Bytes()}
+	summaries, err := gen.AttackAll(r.Context(), a)
+	resp := AttackResponse{Summaries: summaries}
+	if req.KeepResults {
+		for i := range results {
+			resp.Results = append(resp.Results, results[i].Bytes())
+		}
+	}
 	if err != nil {
 		resp.Error = err.Error()
 	}
@@ -231,21 +256,39 @@ func (s *server) remove(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// generator is a load.Generator of one service, or of a duet's two.
+type generator struct {
+	*load.Generator
+	services int
+}
+
+// services are the base URLs the generator sends to: URL, and DuetURL
+// for a duet.
+func (n NewGenerator) services() []string {
+	if n.DuetURL == "" {
+		return []string{n.URL}
+	}
+	return []string{n.URL, n.DuetURL}
+}
+
 // inScope checks every URL the generator would send to, composed as
-// load.New and waitReady compose them: the base URL, each request's, and
-// the readiness URL.
+// load.New, load.NewDuet and waitReady compose them: each service's base
+// URL, each request's, and the readiness URL.
 func (s *server) inScope(req NewGenerator) error {
-	if err := s.guard.allows(req.URL); err != nil {
-		return fmt.Errorf("url: %w", err)
-	}
-	for i, r := range req.Requests {
-		if err := s.guard.allows(req.URL + r.Path); err != nil {
-			return fmt.Errorf("requests[%d]: %w", i, err)
+	fields := []string{"url", "duet_url"}
+	for k, base := range req.services() {
+		if err := s.guard.allows(base); err != nil {
+			return fmt.Errorf("%s: %w", fields[k], err)
 		}
-	}
-	if req.Ready != "" {
-		if err := s.guard.allows(req.URL + req.Ready); err != nil {
-			return fmt.Errorf("ready: %w", err)
+		for i, r := range req.Requests {
+			if err := s.guard.allows(base + r.Path); err != nil {
+				return fmt.Errorf("requests[%d] at %s: %w", i, fields[k], err)
+			}
+		}
+		if req.Ready != "" {
+			if err := s.guard.allows(base + req.Ready); err != nil {
+				return fmt.Errorf("ready at %s: %w", fields[k], err)
+			}
 		}
 	}
 	return nil
