@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 // duetRound measures one duet round: a fresh base and a fresh head process
@@ -20,7 +21,9 @@ import (
 // order of load.BalancedOrder, with their counters read back to back at
 // the window's edges. Whatever drifts on the machine during the window
 // (another tenant, frequency, steal) hits both alike and cancels in the
-// round's head/base ratio. Only a profile round captures profiles. The
+// round's head/base ratio. The attack comes from perfgate, or from the
+// target's generator where it runs the load (duetGenerator). Only a
+// profile round captures profiles. The
 // returned runs (base, head) are recorded
 // even when err is set; a round with an invalid side is invalid as a
 // whole.
@@ -55,15 +58,17 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 		probes[i] = p
 	}
 	cfg := o.Config
-	gen := load.NewDuet([2]string{probes[0].inst.BaseURL(), probes[1].inst.BaseURL()},
-		cfg.Load.Rate, cfg.Load.Timeout.Std(), requests(cfg.Load.Requests), swap)
-	defer gen.Close()
 	abandon := func(err error) ([]report.Run, error) {
 		for _, p := range probes {
 			p.abandon(ctx, err)
 		}
 		return runs, err
 	}
+	gen, err := duetGenerator(o, [2]target.Instance{probes[0].inst, probes[1].inst}, swap)
+	if err != nil {
+		return abandon(err)
+	}
+	defer gen.Close()
 	// Every reading follows the start order: whichever side started first
 	// is read first at every edge of this round.
 	order := []int{first, 1 - first}
@@ -85,6 +90,24 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 	}
 	judgeDuet(cfg, runs, o.ServiceCPUs)
 	return runs, nil
+}
+
+// duetGenerator is the one generator of a round for both instances:
+// perfgate's own (load.NewDuet), or, when the instances' load comes from
+// where the target runs them (target.RemoteLoad, an in-cluster
+// generator), the target's duet generator there.
+func duetGenerator(o Options, inst [2]target.Instance, swap bool) (load.DuetAttacker, error) {
+	cfg := o.Config
+	reqs := requests(cfg.Load.Requests)
+	if remote, ok := o.Target.(target.RemoteDuet); ok && isRemoteLoad(inst[0]) && isRemoteLoad(inst[1]) {
+		return remote.DuetGenerator(inst, cfg.Load.Rate, cfg.Load.Timeout.Std(), reqs, swap)
+	}
+	return load.NewDuet([2]string{inst[0].BaseURL(), inst[1].BaseURL()}, cfg.Load.Rate, cfg.Load.Timeout.Std(), reqs, swap), nil
+}
+
+func isRemoteLoad(inst target.Instance) bool {
+	_, ok := inst.(target.RemoteLoad)
+	return ok
 }
 
 // judgeDuet applies the rules of a fair duet to both runs of a round: a

@@ -149,7 +149,7 @@ func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes [
 // attackAll runs one attack and returns a summary per service: a duet's
 // generator attacks two.
 func attackAll(ctx context.Context, gen load.Attacker, a load.Attack) ([]load.Summary, error) {
-	if duet, ok := gen.(*load.Generator); ok {
+	if duet, ok := gen.(load.DuetAttacker); ok {
 		return duet.AttackAll(ctx, a)
 	}
 	s, err := gen.Attack(ctx, a)

@@ -231,8 +231,8 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 		return err
 	}
 	duet := onlySide == "" && g.cfg.Experiment == "duet"
-	if _, inside := tg.(target.LoadsInside); duet && inside {
-		g.warn(fmt.Sprintf("experiment: duet needs base and head on the same CPUs, driven by one load generator; the %s target generates its load inside the cluster, one service at a time, so this gate runs sequential pairs instead (noisier for CPU: see docs/statistics.md)", tg.Name()))
+	if why := whyNoDuet(tg); duet && why != "" {
+		g.warn(fmt.Sprintf("experiment: duet needs base and head on the same CPUs, driven by one load generator; %s, so this gate runs sequential pairs instead (noisier for CPU: see docs/statistics.md)", why))
 		duet = false
 	}
 	g.rep.Experiment = "sequential"
@@ -335,6 +335,24 @@ func (g *invocation) decided(runs []report.Run) bool {
 		return g.rep.PairedRecording()
 	}
 	return verdict.MayStop(runs, g.cfg)
+}
+
+// whyNoDuet says why the prepared tg cannot drive base and head with one
+// balanced attack, or "" when it can: perfgate's own generator reaches
+// its instances, or the target makes one generator for both where its
+// load runs (target.RemoteDuet) and has room for both side by side.
+func whyNoDuet(tg target.Target) string {
+	if _, inside := tg.(target.LoadsInside); !inside {
+		return ""
+	}
+	remote, ok := tg.(target.RemoteDuet)
+	if !ok {
+		return fmt.Sprintf("the %s target generates its load inside the cluster, one service at a time", tg.Name())
+	}
+	if err := remote.DuetRoom(); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 func generatorCPUs(env target.Environment) int {

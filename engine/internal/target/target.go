@@ -88,9 +88,22 @@ type RemoteLoad interface {
 	Generator(rate float64, timeout time.Duration, requests []load.Request) (load.Attacker, error)
 }
 
+// RemoteDuet is a Target whose RemoteLoad instances can run as a duet:
+// DuetGenerator makes one generator, where the target runs its load, that
+// sends every request to both instances at rate each in the balanced
+// order of load.NewDuet (swap makes instances[1] lead), with a summary
+// per instance in their order. DuetRoom, after Prepare, says why two
+// instances cannot run side by side there (nil when they can).
+type RemoteDuet interface {
+	Target
+	DuetRoom() error
+	DuetGenerator(instances [2]Instance, rate float64, timeout time.Duration, requests []load.Request, swap bool) (load.DuetAttacker, error)
+}
+
 // LoadsInside is a Target whose instances are all RemoteLoad: each is
-// attacked by its own generator inside the cluster, so two instances
-// cannot share one balanced attack (no duet; see docs/targets.md).
+// attacked by its own generator elsewhere. Unless it is also a
+// RemoteDuet, two instances cannot share one balanced attack, and a duet
+// falls back to sequential pairs (see docs/targets.md).
 type LoadsInside interface {
 	Target
 	LoadsInside()
