@@ -142,7 +142,7 @@ func TestServicePodIsGuaranteedAndReachedOnlyInsideTheCluster(t *testing.T) {
 // select the run's pods, and the load generator, reached as perfgate
 // reaches it (the API server's pod proxy), refuses a call without the
 // run's token (401) and load aimed outside the run (403), and accepts the
-// run's Service with the token.
+// run's two Services (a duet's) with the token.
 func TestRunIsGuarded(t *testing.T) {
 	tg := preparedTarget(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
 	ctx := context.Background()
@@ -175,8 +175,8 @@ func TestRunIsGuarded(t *testing.T) {
 		name, token, url string
 		want             string
 	}{
-		{"no token", "", tg.serviceURL, "401"},
-		{"a wrong token", strings.Repeat("0", len(tg.token)), tg.serviceURL, "401"},
+		{"no token", "", tg.endpoints[0].url, "401"},
+		{"a wrong token", strings.Repeat("0", len(tg.token)), tg.endpoints[0].url, "401"},
 		{"the API server", tg.token, "http://" + strings.TrimPrefix(strings.TrimPrefix(tg.cluster.rest.Host, "https://"), "http://"), "403"},
 	} {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -189,9 +189,9 @@ func TestRunIsGuarded(t *testing.T) {
 			t.Errorf("%s: %v, want %s", c.name, err, c.want)
 		}
 	}
-	gen, err := loadgen.Create(ctx, server, httpClient, tg.token, loadgen.NewGenerator{URL: tg.serviceURL, Rate: 10, Timeout: time.Second, Requests: get})
+	gen, err := loadgen.Create(ctx, server, httpClient, tg.token, loadgen.NewGenerator{URL: tg.endpoints[0].url, DuetURL: tg.endpoints[1].url, Rate: 10, Timeout: time.Second, Requests: get})
 	if err != nil {
-		t.Fatalf("the run's Service with the token: %v", err)
+		t.Fatalf("the run's two Services with the token: %v", err)
 	}
 	gen.Close()
 }

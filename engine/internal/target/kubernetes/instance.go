@@ -24,11 +24,12 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
-// instance is one service pod: its Deployment, reached through the run's
-// Service.
+// instance is one service pod: its Deployment, reached through one of the
+// run's Services.
 type instance struct {
 	t         *Target
 	spec      serviceSpec
+	endpoint  *endpoint
 	pod       *corev1.Pod
 	ready     string
 	readyTime time.Duration
@@ -70,15 +71,18 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	}
 	i := &instance{t: t, spec: s, ready: spec.Ready, readyTime: spec.ReadyTimeout, logDir: spec.LogDir, http: httpClient,
 		exited: make(chan struct{}), done: make(chan struct{})}
+	if i.endpoint, err = t.takeEndpoint(i); err != nil {
+		return nil, err
+	}
 	t.live.Track(i, true)
 	apps, core := t.cluster.clientset.AppsV1(), t.cluster.clientset.CoreV1()
 	if _, err := apps.Deployments(t.namespace).Create(ctx, s.Deployment(), metav1.CreateOptions{}); err != nil {
 		i.Stop()
 		return nil, fmt.Errorf("target kubernetes: create Deployment %s: %w", s.name(), err)
 	}
-	if _, err := core.Services(t.namespace).Patch(ctx, t.run, types.MergePatchType, selectInstance(n), metav1.PatchOptions{}); err != nil {
+	if _, err := core.Services(t.namespace).Patch(ctx, i.endpoint.name, types.MergePatchType, selectInstance(n), metav1.PatchOptions{}); err != nil {
 		i.Stop()
-		return nil, fmt.Errorf("target kubernetes: point Service %s at %s: %w", t.run, s.name(), err)
+		return nil, fmt.Errorf("target kubernetes: point Service %s at %s: %w", i.endpoint.name, s.name(), err)
 	}
 	// Pulling and starting may take longer than the service's own start.
 	if i.pod, err = t.waitPod(ctx, labelSelector(s.labels()), spec.ReadyTimeout+time.Minute, "the service"); err != nil {
@@ -99,8 +103,8 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 }
 
 // BaseURL is the service as the in-cluster load generator reaches it:
-// the run's Service, which selects this instance's pod while it runs.
-func (i *instance) BaseURL() string { return i.t.serviceURL }
+// the run's Service that selects this instance's pod while it runs.
+func (i *instance) BaseURL() string { return i.endpoint.url }
 
 // ControlURL is the API server's proxy to the pod's port: readiness,
 // profiles and MemStats go there, with ControlClient's credentials.
@@ -111,14 +115,15 @@ func (i *instance) ControlURL() string {
 func (i *instance) ControlClient() *http.Client { return i.http }
 
 // Generator makes a generator on the run's in-cluster load generator,
-// aimed at the Service's ClusterIP.
+// aimed at the instance's Service's ClusterIP.
 func (i *instance) Generator(rate float64, timeout time.Duration, requests []load.Request) (load.Attacker, error) {
-	server := fmt.Sprintf("%s/api/v1/namespaces/%s/pods/%s:%d/proxy", strings.TrimRight(i.t.cluster.rest.Host, "/"), i.t.namespace, i.t.loadgenPod, loadgenPort)
-	ctx, cancel := context.WithTimeout(context.Background(), i.readyTime+30*time.Second)
-	defer cancel()
-	return loadgen.Create(ctx, server, i.http, i.t.token, loadgen.NewGenerator{
+	gen, err := i.t.createGenerator(i.http, i.readyTime, loadgen.NewGenerator{
 		URL: i.BaseURL(), Rate: rate, Timeout: timeout, Requests: requests, Ready: i.ready, ReadyTimeout: i.readyTime,
 	})
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return gen, nil
 }
 
 func (i *instance) Exited() <-chan struct{} { return i.exited }
@@ -193,6 +198,9 @@ func (i *instance) Stop() target.Exit {
 			i.keepLogs(pod)
 		}
 		i.delete(ctx)
+		// Only now that its pod is gone (or given up on) may the next
+		// instance take its Service.
+		i.t.releaseEndpoint(i)
 		i.t.live.Track(i, false)
 	})
 	return i.exit
@@ -239,7 +247,7 @@ func (i *instance) keepLogs(pod *corev1.Pod) {
 }
 
 // delete removes the instance's Deployment and waits until its pod is
-// gone. The run's Service stays for the next instance.
+// gone. Its Service stays for the next instance.
 func (i *instance) delete(ctx context.Context) {
 	foreground := metav1.DeletePropagationForeground
 	del := metav1.DeleteOptions{PropagationPolicy: &foreground}

@@ -1,8 +1,9 @@
 // Package kubernetes runs the service on a Kubernetes cluster: one
 // Deployment with one replica per service process, requests equal to
-// limits (Guaranteed QoS), a ClusterIP Service, and perfgate's own load
-// generator as a Job in the same namespace, so the load stays inside the
-// cluster. perfgate reaches the service's pprof endpoints and the load
+// limits (Guaranteed QoS), a ClusterIP Service for each of the two that
+// may run at once (a duet's base and head, on one node), and perfgate's
+// own load generator as a Job in the same namespace, so the load stays
+// inside the cluster. perfgate reaches the service's pprof endpoints and the load
 // generator through the API server's pod proxy; nothing is exposed
 // outside the cluster. Everything created carries the run's labels and is
 // deleted on every exit path.
@@ -12,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -54,9 +54,13 @@ type Target struct {
 	gomaxprocs   int
 	loadgenPod   string
 	// token is the run's secret for the load generator's control calls;
-	// serviceURL is the run's Service, the only place it may send load.
-	token      string
-	serviceURL string
+	// endpoints are the run's Services, the only places it may send load
+	// (guarded by mu).
+	token     string
+	endpoints []*endpoint
+	// duetRoom is why a duet's two pods do not fit on one node (DuetRoom),
+	// nil when they do.
+	duetRoom error
 
 	target.Warner
 
@@ -73,8 +77,9 @@ func New(name string, settings config.Kubernetes, limits cgroup.Limits, serviceE
 
 func (t *Target) Name() string { return t.name }
 
-// LoadsInside marks the target's load as generated in the cluster, one
-// service at a time (target.LoadsInside).
+// LoadsInside marks the target's load as generated in the cluster
+// (target.LoadsInside); DuetGenerator lets one generator there drive a
+// duet's two services (target.RemoteDuet).
 func (t *Target) LoadsInside() {}
 
 // Configure replaces the kubernetes settings with perfgate's own before
@@ -108,7 +113,10 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	if err := t.isolate(ctx); err != nil {
 		return t.env, err
 	}
-	err = t.startLoadGenerator(ctx)
+	if err = t.startLoadGenerator(ctx); err == nil {
+		// After the generator's pod, whose request takes room too.
+		t.duetRoom = t.checkDuetRoom(ctx)
+	}
 	t.env.Warnings = append(t.env.Warnings, t.warnings...)
 	return t.env, err
 }
@@ -150,10 +158,10 @@ func (t *Target) isolate(ctx context.Context) error {
 	return nil
 }
 
-// startLoadGenerator creates the run's Service and the generator's token,
-// ships perfgate itself as the load generator's image, and waits for its
-// Job's pod to be ready. The Job is told the Service's address as the only
-// place it may send load.
+// startLoadGenerator creates the run's Services and the generator's
+// token, ships perfgate itself as the load generator's image, and waits
+// for its Job's pod to be ready. The Job is told the Services' addresses
+// as the only places it may send load.
 func (t *Target) startLoadGenerator(ctx context.Context) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -163,16 +171,14 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	svc, err := t.cluster.clientset.CoreV1().Services(t.namespace).Create(ctx, runService(t.run, t.namespace), metav1.CreateOptions{})
+	hosts, err := t.createEndpoints(ctx)
 	if err != nil {
-		return fmt.Errorf("target kubernetes: create the run's Service: %w", err)
+		return err
 	}
-	host := net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(servicePort80))
-	t.serviceURL = "http://" + host
 	if t.token, err = loadgen.NewToken(); err != nil {
 		return err
 	}
-	spec := loadgenSpec{Run: t.run, Namespace: t.namespace, Image: ref, Targets: []string{host}}
+	spec := loadgenSpec{Run: t.run, Namespace: t.namespace, Image: ref, Targets: hosts}
 	if _, err := t.cluster.clientset.CoreV1().Secrets(t.namespace).Create(ctx, spec.Secret(t.token), metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("target kubernetes: create the load generator's Secret: %w", err)
 	}

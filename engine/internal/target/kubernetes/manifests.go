@@ -29,7 +29,7 @@ const (
 	managedBy      = "perfgate"
 )
 
-// Ports inside the pods, and the run's Service's port.
+// Ports inside the pods, and the run's Services' port.
 const (
 	servicePort   = 8080
 	loadgenPort   = 9090
@@ -103,6 +103,7 @@ func (s serviceSpec) Deployment() *appsv1.Deployment {
 					TerminationGracePeriodSeconds: &grace,
 					AutomountServiceAccountToken:  boolPtr(false),
 					EnableServiceLinks:            boolPtr(false),
+					Affinity:                      besideTheRunsServices(s.Run),
 					Containers: []corev1.Container{{
 						Name:            "service",
 						Image:           s.Image,
@@ -125,15 +126,33 @@ func (s serviceSpec) Deployment() *appsv1.Deployment {
 	}
 }
 
-// runService is the ClusterIP the in-cluster load generator attacks, one
-// for the whole run: the generator may send load only to the address it
-// was given when its Job started, so the address must exist before the
-// first service does. Start points its selector at each new service pod
-// in turn (selectInstance); until then it selects none.
-func runService(run, namespace string) *corev1.Service {
+// besideTheRunsServices requires a service pod to be scheduled on the node
+// of the run's other service pods: a duet's base and head must share a
+// node to share its CPUs and whatever disturbs them. The first pod of a
+// round matches its own term, which the scheduler accepts when no other
+// pod matches yet (Kubernetes' rule for a group's first pod), so it may go
+// to any node; the second must follow it. On a single-node cluster this
+// changes nothing; on a larger one, a round whose node cannot fit the
+// second pod fails to schedule and says so instead of measuring two nodes.
+func besideTheRunsServices(run string) *corev1.Affinity {
+	return &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: run, labelComponent: "service"}},
+			TopologyKey:   corev1.LabelHostname,
+		}},
+	}}
+}
+
+// runService is endpoint slot's ClusterIP, which the in-cluster load
+// generator attacks; the run has one per service that may run at once (a
+// duet's base and head: endpointSlots). The generator may send load only
+// to the addresses it was given when its Job started, so they must exist
+// before the first service does. Start points a free slot's selector at
+// each new service pod (selectInstance); until then it selects none.
+func runService(run, namespace string, slot int) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{Name: run, Namespace: namespace, Labels: runLabels(run, "service")},
+		ObjectMeta: metav1.ObjectMeta{Name: endpointName(run, slot), Namespace: namespace, Labels: runLabels(run, "service")},
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: serviceSpec{Run: run, Instance: 0}.labels(),
@@ -146,8 +165,8 @@ func runService(run, namespace string) *corev1.Service {
 	}
 }
 
-// selectInstance is the merge patch that points the run's Service at
-// instance n's pod.
+// selectInstance is the merge patch that points one of the run's Services
+// at instance n's pod.
 func selectInstance(n int) []byte {
 	return []byte(fmt.Sprintf(`{"spec":{"selector":{%q:%q}}}`, labelInstance, strconv.Itoa(n)))
 }
@@ -156,7 +175,7 @@ func selectInstance(n int) []byte {
 type loadgenSpec struct {
 	Run, Namespace, Image string
 	// Targets are the only hosts (host:port) it may send load to: the
-	// run's Service.
+	// run's Services.
 	Targets []string
 }
 

@@ -41,7 +41,8 @@ const exampleToken = "5f0c3e9a8d7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c
 func TestManifestsMatchGolden(t *testing.T) {
 	for name, object := range map[string]any{
 		"deployment.yaml":            exampleService().Deployment(),
-		"service.yaml":               runService("perfgate-0a1b2c3d", "perfgate-0a1b2c3d"),
+		"service.yaml":               runService("perfgate-0a1b2c3d", "perfgate-0a1b2c3d", 0),
+		"service-b.yaml":             runService("perfgate-0a1b2c3d", "perfgate-0a1b2c3d", 1),
 		"job.yaml":                   exampleLoadgen().Job(),
 		"secret.yaml":                exampleLoadgen().Secret(exampleToken),
 		"namespace.yaml":             namespace("perfgate-0a1b2c3d"),
@@ -176,8 +177,10 @@ func TestManifestsPassServerSideDryRun(t *testing.T) {
 	if _, err := c.clientset.AppsV1().Deployments("default").Create(ctx, s.Deployment(), dry); err != nil {
 		t.Errorf("deployment: %v", err)
 	}
-	if _, err := c.clientset.CoreV1().Services("default").Create(ctx, runService(s.Run, "default"), dry); err != nil {
-		t.Errorf("service: %v", err)
+	for slot := range endpointSlots {
+		if _, err := c.clientset.CoreV1().Services("default").Create(ctx, runService(s.Run, "default", slot), dry); err != nil {
+			t.Errorf("service of slot %d: %v", slot, err)
+		}
 	}
 	if _, err := c.clientset.CoreV1().Secrets("default").Create(ctx, l.Secret(exampleToken), dry); err != nil {
 		t.Errorf("secret: %v", err)
