@@ -88,13 +88,19 @@ func TestKubernetesGateThrottlesAt100m(t *testing.T) {
 	// head that failed in 3 of 3 rounds and a base in 1 of 3 was a
 	// failures regression (p=0.25; CI, 2026-11-27). Here three invalid runs
 	// in a row stop the gate, and three pairs cannot reach p < 0.125.
-	cfg := kubernetesConfig(t, fmt.Sprintf(shortExperiment, "30s", "256Mi"), "100m", "256Mi", 700, imageLoad(t))
+	// Sequential pairs, as calibrated, which also keeps experiment:
+	// sequential tested on this target (TestSameNumbersOnEveryTarget gates
+	// it as a duet).
+	cfg := kubernetesConfig(t, fmt.Sprintf(shortExperiment, "30s", "256Mi")+"experiment: sequential\n", "100m", "256Mi", 700, imageLoad(t))
 	g := runGateCommand(t, cfg, exampleService(t), regressedHead(t, ""))
 	if g.report == nil || g.report.Verdict == "regression" || g.report.Environment.Target != "kubernetes" {
 		t.Fatalf("exit %d, want a kubernetes report and no regression", g.code)
 	}
 	if !hasHint(g.report, "cpu-throttling") {
 		t.Errorf("no cpu-throttling hint: %+v", g.report.Hints)
+	}
+	if g.report.Experiment != "sequential" {
+		t.Errorf("ran %s, want the sequential pairs asked for", g.report.Experiment)
 	}
 	if !strings.Contains(g.report.Environment.Confinement, "Guaranteed QoS") {
 		t.Errorf("confinement %q", g.report.Environment.Confinement)
