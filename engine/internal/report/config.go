@@ -30,8 +30,10 @@ type Config struct {
 	// Experiment is the design: duet runs base and head at the same time
 	// on the same CPUs, so machine noise hits both alike; sequential runs
 	// one process after the other in a seeded random order (noisier for
-	// CPU; latency of the service alone). The kubernetes and kind targets
-	// run sequential and say so.
+	// CPU; latency of the service alone). Every target runs a duet; the
+	// kubernetes and kind targets with both pods on one node, driven by
+	// one generator inside the cluster, or sequential, saying so, when no
+	// node has room for both.
 	Experiment string `json:"experiment"`
 	// Layout is where each round's binaries get their function layout:
 	// random relinks base and head with a layout drawn for every round
