@@ -53,7 +53,7 @@ func (t *Target) checkDuetRoom(ctx context.Context) error {
 	}
 	has := "no node takes new pods"
 	if best != nil {
-		has = fmt.Sprintf("the roomiest node has %s CPU and %s of memory free", best.Cpu(), best.Memory())
+		has = fmt.Sprintf("the roomiest node has %s CPU and %dMi of memory free", best.Cpu(), best.Memory().Value()>>20)
 	}
 	return fmt.Errorf("a duet on the %s target needs two pods of resources.cpu %s and memory %s on one node (%s CPU, %s in all, requests being limits), and %s: lower resources.cpu or give the node more CPUs",
 		t.name, resource.NewMilliQuantity(t.limits.CPUMillicores, resource.DecimalSI), resource.NewQuantity(t.limits.MemoryBytes, resource.BinarySI), cpu, memory, has)
