@@ -74,16 +74,26 @@ func kindLeftovers(t *testing.T) []string {
 // service's and the load generator's images into it, runs the gate under
 // the configured limits, calls the planted allocation regression (+50%
 // allocations per request, in every round), and deletes the cluster.
-// Four rounds at alpha 0.5 (fewestRounds) decide a change that large.
+// Four rounds at alpha 0.5 (fewestRounds) decide a change that large. It
+// runs as a duet, both pods on the one node at once: at 500m, two
+// Guaranteed pods and the load generator fit a 2-CPU machine beside the
+// control plane (at the default 1 CPU they do not, and the gate would fall
+// back to sequential pairs).
 func TestKindGateCatchesThePlantedRegression(t *testing.T) {
 	image := requireKind(t)
 	if left := kindLeftovers(t); len(left) > 0 {
 		t.Logf("left before the test (the gate's sweep removes dead runs' clusters): %v", left)
 	}
-	cfg := fewestRounds(t, decisiveExperiment) + "kind:\n  node_image: " + image + "\n"
+	cfg := fewestRounds(t, decisiveExperiment) + "resources: {cpu: 500m, memory: 256Mi}\nkind:\n  node_image: " + image + "\n"
 	g := runGateCommand(t, writeConfig(t, cfg), exampleService(t), regressedHead(t, "alloc-sprintf.patch"), "--target", "kind")
 	if g.code != 1 || g.report == nil || g.report.Verdict != "regression" || metricOutcome(g.report, "allocs") != "regression" {
 		t.Fatalf("exit %d, want a regression on allocs", g.code)
+	}
+	if g.report.Experiment != "duet" {
+		t.Errorf("the kind gate ran %s, want a duet (warnings: %v)", g.report.Experiment, g.report.Warnings)
+	}
+	if g.report.Environment.PrepareSeconds < 1 {
+		t.Errorf("environment.prepare_seconds %.2f: creating the cluster takes more than a second", g.report.Environment.PrepareSeconds)
 	}
 	env := g.report.Environment
 	if env.Target != "kind" || !strings.Contains(env.Confinement, "kind cluster perfgate-") || !strings.Contains(env.Confinement, "Guaranteed QoS") {
