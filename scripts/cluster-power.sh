@@ -11,6 +11,7 @@
 #   sudo bash scripts/cluster-power.sh kind          # 10 A/A + 10 cpu-5 gates
 #   sudo bash scripts/cluster-power.sh kubernetes
 #   sudo AA=2 CPU5=2 bash scripts/cluster-power.sh kind   # a quick look
+#   CPU=1 (resources.cpu; default 500m, so that a duet fits a 2-CPU machine)
 #
 # kind: builds the offline node image (scripts/kind/build.sh) on the private
 # Docker engine and installs kind in /usr/local/bin, where perfgate as root
@@ -34,6 +35,12 @@ config=$out/perfgate.yml
 cp "$root/examples/perfgate.yml" "$config"
 sed -i 's/^target: local$/target: '"$target"'/' "$config"
 grep -qx "target: $target" "$config" || { echo "cluster-power.sh: examples/perfgate.yml has no line 'target: local' to replace" >&2; exit 1; }
+# A duet needs room for two Guaranteed pods on one node (and the load
+# generator beside them): on a 2-CPU machine that is 500m each, not the
+# example's 1 CPU (with which the gate falls back to sequential pairs).
+cpu=${CPU:-500m}
+sed -i 's/^  cpu: "1"$/  cpu: '"$cpu"'/' "$config"
+grep -qx "  cpu: $cpu" "$config" || { echo "cluster-power.sh: examples/perfgate.yml has no line '  cpu: \"1\"' to replace" >&2; exit 1; }
 if [ "$target" = kind ]; then
   docker_host=$(bash "$root/scripts/docker/up.sh" | tail -1)
   export "${docker_host?}"
