@@ -9,22 +9,12 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
+# shellcheck source=scripts/lib/smoke.sh
+. "$here/../lib/smoke.sh"
 keep=
 [ "${1:-}" = --keep ] && keep=1
 ns=perfgate-smoke
 kc() { "$bin/kubectl" --kubeconfig "$kubeconfig" "$@"; }
-passed=0 failed=0
-check() {
-  local name=$1
-  shift
-  if out=$("$@" 2>&1); then
-    passed=$((passed + 1))
-    echo "ok    $name${out:+: $(head -c 200 <<<"$out" | tr '\n' ' ')}"
-  else
-    failed=$((failed + 1))
-    echo "FAIL  $name: $(tail -c 600 <<<"$out")"
-  fi
-}
 finish() {
   [ -n "${pf_pid:-}" ] && kill "$pf_pid" 2>/dev/null
   [ -n "$keep" ] || kc delete namespace "$ns" --wait=false >/dev/null 2>&1
@@ -46,47 +36,13 @@ image=perfgate.local/smoke:$tag
 check "load-image.sh imports the archive" bash -c "'$here/load-image.sh' '$work/smoke.tar' | grep -x '$image'"
 rm -rf "$work"
 
-manifest() {
-  cat <<EOF
-apiVersion: v1
-kind: Namespace
-metadata: {name: $ns}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: smoke, namespace: $ns}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: smoke}}
-  template:
-    metadata: {labels: {app: smoke}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: smoke
-        image: $image
-        imagePullPolicy: Never
-        ports: [{containerPort: 8080}]
-        resources:
-          requests: {cpu: 250m, memory: 64Mi}
-          limits: {cpu: 250m, memory: 64Mi}
-        readinessProbe: {httpGet: {path: /, port: 8080}, periodSeconds: 1}
----
-apiVersion: v1
-kind: Service
-metadata: {name: smoke, namespace: $ns}
-spec:
-  selector: {app: smoke}
-  ports: [{port: 80, targetPort: 8080}]
-EOF
-}
 t0=$(date +%s.%N)
-manifest | kc apply -f - >/dev/null
+smoke_manifest 1 | kc apply -f - >/dev/null
 check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=90s
 # A server-side dry run of a change: admitted and reported, not applied.
 dry_run() {
   local out
-  out=$(manifest | sed 's/replicas: 1/replicas: 3/' | kc apply --dry-run=server -f -) &&
+  out=$(smoke_manifest 3 | kc apply --dry-run=server -f -) &&
     grep 'deployment.apps/smoke configured (server dry run)' <<<"$out" &&
     [ "$(kc -n "$ns" get deployment smoke -o jsonpath='{.spec.replicas}')" = 1 ]
 }
@@ -105,22 +61,7 @@ check "container cgroup memory.limit_in_bytes = 64Mi" grep -qx 67108864 "${cg/\/
 for _ in $(seq 20); do curl -fsS --max-time 1 "http://$cip/" >/dev/null 2>&1 && break; sleep 0.5; done
 check "ClusterIP $cip answers from the host" curl -fsS --max-time 5 "http://$cip/"
 
-kc apply -f - >/dev/null <<EOF
-apiVersion: batch/v1
-kind: Job
-metadata: {name: smoke-client, namespace: $ns}
-spec:
-  backoffLimit: 0
-  activeDeadlineSeconds: 60
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: client
-        image: $image
-        imagePullPolicy: Never
-        args: [get, "http://$cip/"]
-EOF
+smoke_client_job "http://$cip/"
 check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=60s
 job_logs() {
   local logs
@@ -147,11 +88,6 @@ check "API server proxy to the Service" kc get --raw "/api/v1/namespaces/$ns/ser
 # Two cores' worth of demand against a 250m limit: throttled for sure.
 for _ in 1 2 3 4; do curl -fsS --max-time 10 "http://$cip/burn?ms=400" >/dev/null & done
 wait
-throttled() {
-  kc get --raw "/api/v1/nodes/$node_name/proxy/metrics/cadvisor" |
-    grep -E "^container_cpu_cfs_throttled_periods_total\{.*container=\"smoke\".*namespace=\"$ns\"" |
-    awk '{ if ($NF > 0) { print; found = 1 } } END { exit !found }'
-}
 for _ in $(seq 20); do throttled >/dev/null 2>&1 && break; sleep 1; done
 check "cAdvisor metrics: container_cpu_cfs_throttled_periods_total > 0 with pod labels" throttled
 job_node() { [ "$(kc -n "$ns" get pods -l job-name=smoke-client -o jsonpath='{.items[0].spec.nodeName}')" = "$node_name" ]; }

@@ -13,6 +13,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 k8s_local=$here/../k8s-local
+# shellcheck source=scripts/lib/smoke.sh
+. "$here/../lib/smoke.sh"
 if [ $# -ne 2 ]; then
   echo "usage: smoke.sh KIND NODE_IMAGE (scripts/kind/build.sh prints both)" >&2
   exit 2
@@ -21,22 +23,11 @@ kind=$1 node_image=$2
 kubectl=${PERFGATE_K8S_CACHE:-/var/cache/perfgate-k8s}/bin-v1.32.0/kubectl
 cluster=perfgate-smoke-$$
 node=$cluster-control-plane
+node_name=$node # the smoke checks' name for it
 ns=perfgate-smoke
 work=$(mktemp -d)
 kc() { "$kubectl" --kubeconfig "$work/kubeconfig" "$@"; }
 on_node() { docker exec "$node" "$@"; }
-passed=0 failed=0
-check() {
-  local name=$1
-  shift
-  if out=$("$@" 2>&1); then
-    passed=$((passed + 1))
-    echo "ok    $name${out:+: $(head -c 200 <<<"$out" | tr '\n' ' ')}"
-  else
-    failed=$((failed + 1))
-    echo "FAIL  $name: $(tail -c 600 <<<"$out")"
-  fi
-}
 finish() {
   "$kind" delete cluster --name "$cluster" >/dev/null 2>&1
   if docker ps -a --format '{{.Names}}' | grep -qx "$node"; then
@@ -88,38 +79,7 @@ image=perfgate.local/smoke:$tag
 "$k8s_local/mkimage.sh" "$work/smoke" "$image" "$work/smoke.tar"
 check "kind load image-archive" "$kind" load image-archive "$work/smoke.tar" --name "$cluster"
 
-kc apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Namespace
-metadata: {name: $ns}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: smoke, namespace: $ns}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: smoke}}
-  template:
-    metadata: {labels: {app: smoke}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: smoke
-        image: $image
-        imagePullPolicy: Never
-        ports: [{containerPort: 8080}]
-        resources:
-          requests: {cpu: 250m, memory: 64Mi}
-          limits: {cpu: 250m, memory: 64Mi}
-        readinessProbe: {httpGet: {path: /, port: 8080}, periodSeconds: 1}
----
-apiVersion: v1
-kind: Service
-metadata: {name: smoke, namespace: $ns}
-spec:
-  selector: {app: smoke}
-  ports: [{port: 80, targetPort: 8080}]
-EOF
+smoke_manifest 1 | kc apply -f - >/dev/null
 check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=90s
 pod=$(kc -n "$ns" get pods -l app=smoke -o jsonpath='{.items[0].metadata.name}')
 cid=$(kc -n "$ns" get pod "$pod" -o jsonpath='{.status.containerStatuses[0].containerID}')
@@ -142,22 +102,7 @@ check "the container's cgroup: memory limit 64Mi" memory
 for _ in $(seq 20); do on_node curl -fsS --max-time 1 "http://$cip/" >/dev/null 2>&1 && break; sleep 0.5; done
 check "ClusterIP $cip answers from the node" on_node curl -fsS --max-time 5 "http://$cip/"
 
-kc apply -f - >/dev/null <<EOF
-apiVersion: batch/v1
-kind: Job
-metadata: {name: smoke-client, namespace: $ns}
-spec:
-  backoffLimit: 0
-  activeDeadlineSeconds: 60
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: client
-        image: $image
-        imagePullPolicy: Never
-        args: [get, "http://$cip/"]
-EOF
+smoke_client_job "http://$cip/"
 check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=60s
 job_logs() {
   local logs
@@ -169,10 +114,5 @@ check "API server proxy to the pod" kc get --raw "/api/v1/namespaces/$ns/pods/$p
 # Two cores' worth of demand against a 250m limit: throttled for sure.
 for _ in 1 2 3 4; do on_node curl -fsS --max-time 10 "http://$cip/burn?ms=400" >/dev/null & done
 wait
-throttled() {
-  kc get --raw "/api/v1/nodes/$node/proxy/metrics/cadvisor" |
-    grep -E "^container_cpu_cfs_throttled_periods_total\{.*container=\"smoke\".*namespace=\"$ns\"" |
-    awk '{ if ($NF > 0) { print; found = 1 } } END { exit !found }'
-}
 for _ in $(seq 20); do throttled >/dev/null 2>&1 && break; sleep 1; done
 check "cAdvisor metrics: container_cpu_cfs_throttled_periods_total > 0" throttled

@@ -87,8 +87,11 @@ func TestDuetOnARemoteLoadTargetUsesItsDuetGenerator(t *testing.T) {
 		if c.attacks != 2 {
 			t.Errorf("round %d: %d attacks through the target's generator, want the window's 2 halves", k+1, c.attacks)
 		}
-		if base.Load.Requests == 0 || base.Load.Requests != head.Load.Requests {
-			t.Errorf("round %d: base sent %d requests, head %d: want the same, more than none", k+1, base.Load.Requests, head.Load.Requests)
+		// The balanced order gives both the same requests but for the
+		// cycle the window's end cuts (under the race detector one side
+		// was sent 50 and the other 49): the duet's own balance rule.
+		if base.Load.Requests == 0 || unbalanced(base.Load.Requests, head.Load.Requests) {
+			t.Errorf("round %d: base sent %d requests, head %d: want the same but for a cut cycle, more than none", k+1, base.Load.Requests, head.Load.Requests)
 		}
 	}
 }
