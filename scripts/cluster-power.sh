@@ -31,6 +31,7 @@ esac
 [ "$(id -u)" = 0 ] || { echo "cluster-power.sh: run me as root (cgroups, Docker, the cluster)" >&2; exit 1; }
 out=${OUT:-$root/results/power-$target}
 mkdir -p "$out"
+out=$(cd "$out" && pwd) # the build below runs in engine/
 config=$out/perfgate.yml
 cp "$root/examples/perfgate.yml" "$config"
 sed -i 's/^target: local$/target: '"$target"'/' "$config"

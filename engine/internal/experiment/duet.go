@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
@@ -16,7 +17,8 @@ import (
 )
 
 // duetRound measures one duet round: a fresh base and a fresh head process
-// started in a random order under identical limits on the same CPUs, both
+// started in a random order (at once on a cluster, startProbes) under
+// identical limits on the same CPUs, both
 // driven by one attack that sends every request to each in the balanced
 // order of load.BalancedOrder, with their counters read back to back at
 // the window's edges. Whatever drifts on the machine during the window
@@ -37,25 +39,16 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 		runs[i] = report.Run{Side: side, Pair: round, Dir: runDir(side, round), ProfileRound: profileRound,
 			Duet: &report.Duet{StartedFirst: i == first, LedOrder: swap == (i == 1)}}
 	}
-	defer func() {
-		for _, p := range probes {
-			if p != nil {
-				p.inst.Stop()
-			}
+	_, inParallel := o.Target.(target.StartsInParallel)
+	defer stopProbes(probes, inParallel)
+	order := []int{first, 1 - first}
+	if failed, err := startProbes(ctx, o, runs, probes, order, inParallel); err != nil {
+		if runs[failed].InvalidReasons == nil {
+			return nil, err
 		}
-	}()
-	for _, i := range []int{first, 1 - first} {
-		runs[i].Started = time.Now()
-		p, err := startProbe(ctx, o, &runs[i])
-		if err != nil {
-			if runs[i].InvalidReasons == nil {
-				return nil, err
-			}
-			// Only the side that failed is worth keeping: the other was
-			// never measured.
-			return runs[i : i+1], err
-		}
-		probes[i] = p
+		// Only the side that failed is worth keeping: the other was
+		// never measured.
+		return runs[failed : failed+1], err
 	}
 	cfg := o.Config
 	abandon := func(err error) ([]report.Run, error) {
@@ -71,7 +64,6 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 	defer gen.Close()
 	// Every reading follows the start order: whichever side started first
 	// is read first at every edge of this round.
-	order := []int{first, 1 - first}
 	tail := 0
 	if profileRound {
 		tail = profileTail
@@ -90,6 +82,62 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 	}
 	judgeDuet(cfg, runs, o.ServiceCPUs)
 	return runs, nil
+}
+
+// startProbes starts the round's two sides in order: one after the
+// other, or, on a target whose starts mostly wait on a cluster
+// (target.StartsInParallel), both at once, begun in order. It
+// returns the index of the side whose start failed first in order (-1 for
+// none) with its error; the probes that did start are in probes for
+// stopProbes.
+func startProbes(ctx context.Context, o Options, runs []report.Run, probes []*probe, order []int, inParallel bool) (int, error) {
+	errs := make([]error, len(runs))
+	if inParallel {
+		var wg sync.WaitGroup
+		for _, i := range order {
+			runs[i].Started = time.Now()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				probes[i], errs[i] = startProbe(ctx, o, &runs[i])
+			}()
+		}
+		wg.Wait()
+	} else {
+		for _, i := range order {
+			runs[i].Started = time.Now()
+			if probes[i], errs[i] = startProbe(ctx, o, &runs[i]); errs[i] != nil {
+				break
+			}
+		}
+	}
+	for _, i := range order {
+		if errs[i] != nil {
+			return i, errs[i]
+		}
+	}
+	return -1, nil
+}
+
+// stopProbes stops the sides that started, at once where they started at
+// once.
+func stopProbes(probes []*probe, inParallel bool) {
+	var wg sync.WaitGroup
+	for _, p := range probes {
+		if p == nil {
+			continue
+		}
+		if !inParallel {
+			p.inst.Stop()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.inst.Stop()
+		}()
+	}
+	wg.Wait()
 }
 
 // duetGenerator is the one generator of a round for both instances:

@@ -109,6 +109,18 @@ type LoadsInside interface {
 	LoadsInside()
 }
 
+// StartsInParallel is a Target whose Start and Stop mostly wait on
+// something else: a cluster loads the image, schedules the pod, starts
+// and probes it, then deletes it, seconds each while the CPUs idle. A duet
+// round starts its two instances at once there, and stops them at once,
+// instead of one after the other. The round's start order still decides
+// which side is read first at every edge; local and docker, whose starts
+// take a fraction of a second, keep starting one after the other.
+type StartsInParallel interface {
+	Target
+	StartsInParallel()
+}
+
 // Environment is what a target knows about where it runs the service.
 type Environment struct {
 	Target string

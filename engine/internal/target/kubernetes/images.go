@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/perfgate/perfgate/engine/internal/image"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
@@ -22,7 +23,8 @@ type images struct {
 	load       []string // the command, with {archive} and {image}
 	run        string
 	workDir    string
-	loaded     map[string]string // binary → reference
+	mu         sync.Mutex
+	loaded     map[string]*imageLoad // image reference → its load, done or under way
 	// asInvoker runs load as the invoking user under sudo (and the
 	// archive is theirs): kubernetes.image_load comes from perfgate.yml,
 	// which a pull request can change, and nothing of that config may run
@@ -48,15 +50,22 @@ func newImages(repository string, load []string, run string, asInvoker bool) (*i
 			return nil, fmt.Errorf("give the image directory %s to the user who runs kubernetes.image_load: %w", dir, err)
 		}
 	}
-	return &images{repository: repository, load: load, run: run, workDir: dir, loaded: map[string]string{}, asInvoker: asInvoker}, nil
+	return &images{repository: repository, load: load, run: run, workDir: dir, loaded: map[string]*imageLoad{}, asInvoker: asInvoker}, nil
+}
+
+// imageLoad is one image on its way to the cluster: done closes once err
+// is set. A duet starts both sides at once, and in an A/A gate both sides
+// can be the same binary, hence the same image: the second start waits for
+// the first's load rather than writing the same archive beside it.
+type imageLoad struct {
+	done chan struct{}
+	err  error
 }
 
 // ensure makes binary's image available to the cluster and returns its
-// reference; the tag carries the run and the binary's hash.
+// reference; the tag carries the run and the binary's hash. It may be
+// called for two binaries at once.
 func (m *images) ensure(ctx context.Context, component, binary string) (string, error) {
-	if ref, ok := m.loaded[binary]; ok {
-		return ref, nil
-	}
 	if len(m.load) == 0 {
 		return "", &target.ConfigError{Err: fmt.Errorf(
 			`kubernetes.image_load is empty: perfgate builds the service's image locally and needs a command that gives it to the cluster, e.g. [kind, load, image-archive, "{archive}"] or a registry push with kubernetes.image_repository set`)}
@@ -69,14 +78,41 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 		return "", err
 	}
 	ref := fmt.Sprintf("%s/%s:%s-%s", m.repository, component, m.run, sum[:12])
+	m.mu.Lock()
+	l, underWay := m.loaded[ref]
+	if !underWay {
+		l = &imageLoad{done: make(chan struct{})}
+		m.loaded[ref] = l
+	}
+	m.mu.Unlock()
+	if underWay {
+		select {
+		case <-l.done:
+			return ref, l.err // a failed load is forgotten: a later start tries again
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
 	archive := filepath.Join(m.workDir, component+"-"+sum[:12]+".tar")
-	if _, err := image.WriteArchive(archive, image.Spec{Ref: ref, Binary: binary, Labels: map[string]string{LabelRun: m.run}}); err != nil {
-		return "", err
+	if l.err = m.loadImage(ctx, image.Spec{Ref: ref, Binary: binary, Labels: map[string]string{LabelRun: m.run}}, archive); l.err != nil {
+		m.mu.Lock()
+		delete(m.loaded, ref)
+		m.mu.Unlock()
+	}
+	close(l.done)
+	return ref, l.err
+}
+
+// loadImage writes spec's image archive and runs the load command on it.
+func (m *images) loadImage(ctx context.Context, spec image.Spec, archive string) error {
+	ref := spec.Ref
+	if _, err := image.WriteArchive(archive, spec); err != nil {
+		return err
 	}
 	defer os.Remove(archive)
 	if m.asInvoker {
 		if err := privilege.GiveToInvoker(archive); err != nil {
-			return "", fmt.Errorf("give the image archive %s to the user who runs kubernetes.image_load: %w", archive, err)
+			return fmt.Errorf("give the image archive %s to the user who runs kubernetes.image_load: %w", archive, err)
 		}
 	}
 	args := make([]string, len(m.load))
@@ -91,10 +127,9 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 	}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return ctx.Err()
 		}
-		return "", fmt.Errorf("target kubernetes: kubernetes.image_load %v failed for %s: %w\n%s", m.load, ref, err, target.TextTail(out.String(), 2000))
+		return fmt.Errorf("target kubernetes: kubernetes.image_load %v failed for %s: %w\n%s", m.load, ref, err, target.TextTail(out.String(), 2000))
 	}
-	m.loaded[binary] = ref
-	return ref, nil
+	return nil
 }

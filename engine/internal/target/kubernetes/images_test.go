@@ -3,7 +3,10 @@ package kubernetes
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
@@ -42,5 +45,71 @@ func TestImageLoadFromConfigRunsAsTheInvoker(t *testing.T) {
 				t.Errorf("asInvoker %v: the loader said %v; want %q", c.asInvoker, err, w)
 			}
 		}
+	}
+}
+
+// TestImagesLoadOnceWhileADuetStartsBothSides: a duet starts both sides at
+// once, and in an A/A gate they are the same binary at two paths. The
+// image is loaded once, the archive is never written twice at once, and a
+// different binary is loaded beside it. The stand-in loader records every
+// image it is given and checks its archive is whole (tar reads it).
+func TestImagesLoadOnceWhileADuetStartsBothSides(t *testing.T) {
+	dir := t.TempDir()
+	binary := targettest.BuildSvc(t)
+	copyOf := func(name string, extra []byte) string {
+		b, err := os.ReadFile(binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, append(b, extra...), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base, head, other := copyOf("base", nil), copyOf("head", nil), copyOf("other", []byte{0})
+	log := filepath.Join(dir, "loads.log")
+	load := []string{"sh", "-c", `sleep 0.3; tar -tf "$1" >/dev/null && echo "$2" >> "$3"`, "sh", "{archive}", "{image}", log}
+	m, err := newImages("perfgate", load, "perfgate-test-run", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(m.workDir) })
+	refs := make([]string, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i, b := range []string{base, head, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			refs[i], errs[i] = m.ensure(context.Background(), "svc", b)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("ensure %d: %v", i, err)
+		}
+	}
+	if refs[0] != refs[1] || refs[0] == refs[2] {
+		t.Errorf("references %q: want the same binary's two paths to share one and the other binary its own", refs)
+	}
+	got, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := strings.Fields(string(got))
+	slices.Sort(loads)
+	want := []string{refs[0], refs[2]}
+	slices.Sort(want)
+	if !slices.Equal(loads, want) {
+		t.Errorf("the loader was given %q; want each image once: %q", loads, want)
+	}
+	// Loaded once, the image is not loaded again for the next round.
+	if _, err := m.ensure(context.Background(), "svc", base); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(log); len(again) != len(got) {
+		t.Errorf("a loaded image was loaded again: %q", again)
 	}
 }

@@ -82,6 +82,11 @@ func (t *Target) Name() string { return t.name }
 // duet's two services (target.RemoteDuet).
 func (t *Target) LoadsInside() {}
 
+// StartsInParallel: a pod's start and stop are mostly the cluster's
+// waiting (target.StartsInParallel), and Start and Stop are safe to call
+// at once.
+func (t *Target) StartsInParallel() {}
+
 // Configure replaces the kubernetes settings with perfgate's own before
 // Prepare: the kind target knows its cluster's kubeconfig and image loader
 // (perfgate's own `kind load`, which needs root's Docker) only once it has
