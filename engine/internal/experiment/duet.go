@@ -80,7 +80,7 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 	for _, p := range probes {
 		p.finish(o.GeneratorCPUs)
 	}
-	judgeDuet(cfg, runs, o.ServiceCPUs)
+	judgeDuet(cfg, runs, sharedCPUs(o, probes[0].inst))
 	return runs, nil
 }
 
@@ -156,6 +156,16 @@ func duetGenerator(o Options, inst [2]target.Instance, swap bool) (load.DuetAtta
 func isRemoteLoad(inst target.Instance) bool {
 	_, ok := inst.(target.RemoteLoad)
 	return ok
+}
+
+// sharedCPUs is how many CPUs a duet's two sides share: the node's where
+// the target runs them on another machine (target.OnNode), else the CPU
+// set perfgate gave them (0: every CPU of this machine).
+func sharedCPUs(o Options, inst target.Instance) int {
+	if n, ok := inst.(target.OnNode); ok && n.NodeCPUs() > 0 {
+		return n.NodeCPUs()
+	}
+	return o.ServiceCPUs
 }
 
 // judgeDuet applies the rules of a fair duet to both runs of a round: a

@@ -109,6 +109,14 @@ type LoadsInside interface {
 	LoadsInside()
 }
 
+// OnNode is an Instance on a machine other than perfgate's (a cluster's
+// node): NodeCPUs is how many CPUs that machine has, 0 when it cannot be
+// told. A duet's shared-CPU rule holds both sides' use against them, not
+// against the CPUs of the machine perfgate runs on.
+type OnNode interface {
+	NodeCPUs() int
+}
+
 // StartsInParallel is a Target whose Start and Stop mostly wait on
 // something else: a cluster loads the image, schedules the pod, starts
 // and probes it, then deletes it, seconds each while the CPUs idle. A duet

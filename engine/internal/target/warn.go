@@ -19,8 +19,9 @@ type Warner struct {
 }
 
 // WarnTo sends every later warning to sink. Calls to sink are serialised
-// and come from the goroutine that called the target (Start, Stop,
-// Close), so sink needs no lock of its own.
+// and come from a goroutine that called the target (Start, Stop, Close;
+// a duet may start two instances at once), so sink needs no lock of its
+// own.
 func (w *Warner) WarnTo(sink func(string)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -38,6 +38,15 @@ func TestDuetRunsBothInstancesOnOneNode(t *testing.T) {
 	if a.BaseURL() == b.BaseURL() {
 		t.Fatalf("both instances at %s, want a Service each", a.BaseURL())
 	}
+	// The duet's shared-CPU rule holds both pods' use against their node's
+	// CPUs (target.OnNode): here, this machine's.
+	node, err := tg.cluster.clientset.CoreV1().Nodes().Get(ctx, a.pod.Spec.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int(node.Status.Capacity.Cpu().Value()); a.NodeCPUs() != want || b.NodeCPUs() != want || want < 1 {
+		t.Errorf("NodeCPUs %d and %d, want node %s's capacity %d", a.NodeCPUs(), b.NodeCPUs(), node.Name, want)
+	}
 	for _, i := range []*instance{a, b} {
 		svc, err := tg.cluster.clientset.CoreV1().Services(tg.namespace).Get(ctx, i.endpoint.name, metav1.GetOptions{})
 		if err != nil || svc.Spec.Selector[labelInstance] != strconv.Itoa(i.spec.Instance) || i.BaseURL() != "http://"+svc.Spec.ClusterIP+":80" {

@@ -36,6 +36,7 @@ type instance struct {
 	logDir    string
 	http      *http.Client
 	counters  counterSource
+	nodeCPUs  int
 
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -98,6 +99,7 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 		i.Stop()
 		return nil, err
 	}
+	i.nodeCPUs = t.nodeCPUs(ctx, i.pod.Spec.NodeName)
 	go i.watchExit()
 	return i, nil
 }

@@ -68,6 +68,7 @@ type Target struct {
 	live     target.Live[*instance]
 	started  int
 	warnings []string
+	nodes    map[string]int // node → its CPUs (nodeCPUs)
 }
 
 // New returns a kubernetes target for the config's kubernetes section.

@@ -1,0 +1,44 @@
+package kubernetes
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// A service pod runs on a node, which need not be perfgate's machine.
+var _ target.OnNode = (*instance)(nil)
+
+// NodeCPUs is the CPU capacity of the node the pod runs on (whole CPUs,
+// rounded up), 0 when the node cannot be read: a duet's shared-CPU rule
+// holds both pods' use against it.
+func (i *instance) NodeCPUs() int { return i.nodeCPUs }
+
+// nodeCPUs reads node's CPU capacity once per node and run; a node
+// perfgate may not read (RBAC) is warned about once and counts 0.
+func (t *Target) nodeCPUs(ctx context.Context, node string) int {
+	t.mu.Lock()
+	n, known := t.nodes[node]
+	t.mu.Unlock()
+	if known {
+		return n
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	got, err := t.cluster.clientset.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		t.Warn("could not read node %s's CPUs (%v): a duet's shared-CPU rule holds the pods' use against this machine's CPUs instead", node, err)
+	} else {
+		n = int(got.Status.Capacity.Cpu().Value())
+	}
+	t.mu.Lock()
+	if t.nodes == nil {
+		t.nodes = map[string]int{}
+	}
+	t.nodes[node] = n
+	t.mu.Unlock()
+	return n
+}
