@@ -41,22 +41,12 @@ finish() {
 }
 trap finish EXIT
 
-# The kind target's cluster config (engine/internal/target/kind, clusterConfig).
-cat >"$work/kind.yaml" <<EOF
-kind: Cluster
-apiVersion: kind.x-k8s.io/v1alpha4
-networking:
-  apiServerAddress: 127.0.0.1
-kubeadmConfigPatches:
-  - |
-    kind: InitConfiguration
-    skipPhases:
-      - preflight
-      - addon/coredns
-nodes:
-  - role: control-plane
-    image: $node_image
-EOF
+# The kind target's own cluster config, as its test keeps it
+# (engine/internal/target/kind/testdata/cluster-config.yaml, written by
+# clusterConfig), with this node image.
+golden=$here/../../engine/internal/target/kind/testdata/cluster-config.yaml
+sed "s|^\( *\)image: kindest/node:v1.32.0\$|\1image: $node_image|" "$golden" >"$work/kind.yaml"
+grep -q "image: $node_image\$" "$work/kind.yaml" || { echo "smoke.sh: $golden has no line 'image: kindest/node:v1.32.0' to point at $node_image" >&2; exit 1; }
 t0=$(date +%s)
 check "kind create cluster --image $node_image" "$kind" create cluster --name "$cluster" --config "$work/kind.yaml" --kubeconfig "$work/kubeconfig" --wait 3m
 echo "      cluster created in $(($(date +%s) - t0)) s"

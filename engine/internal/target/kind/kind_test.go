@@ -3,6 +3,7 @@ package kind
 import (
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,27 +60,35 @@ func newTarget(logDir string) *Target {
 	return New(&config.Config{Kind: config.Kind{NodeImage: "kindest/node:v1.32.0"}}, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}, logDir)
 }
 
+// update rewrites testdata/cluster-config.yaml from clusterConfig.
+var update = flag.Bool("update", false, "rewrite testdata/cluster-config.yaml from clusterConfig")
+
+// TestClusterConfigKeepsTheAPIServerOnLoopbackWithoutDNS: the cluster the
+// kind target makes, as testdata/cluster-config.yaml holds it (for the node
+// image kindest/node:v1.32.0). scripts/kind/smoke.sh makes its cluster from
+// that file, so the smoke test checks the cluster the target makes.
 func TestClusterConfigKeepsTheAPIServerOnLoopbackWithoutDNS(t *testing.T) {
 	data, err := clusterConfig(config.Kind{NodeImage: "kindest/node:v1.32.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `kind: Cluster
-apiVersion: kind.x-k8s.io/v1alpha4
-networking:
-    apiServerAddress: 127.0.0.1
-kubeadmConfigPatches:
-    - |
-      kind: InitConfiguration
-      skipPhases:
-        - preflight
-        - addon/coredns
-nodes:
-    - role: control-plane
-      image: kindest/node:v1.32.0
-`
-	if string(data) != want {
-		t.Errorf("config:\n%s\nwant:\n%s", data, want)
+	golden := filepath.Join("testdata", "cluster-config.yaml")
+	if *update {
+		if err := os.WriteFile(golden, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != string(want) {
+		t.Errorf("config:\n%s\nwant (%s; go test -update rewrites it):\n%s", data, golden, want)
+	}
+	for _, line := range []string{"apiServerAddress: 127.0.0.1", "- addon/coredns", "image: kindest/node:v1.32.0"} {
+		if !strings.Contains(string(data), line) {
+			t.Errorf("config lacks %q:\n%s", line, data)
+		}
 	}
 	if data, _ := clusterConfig(config.Kind{}); strings.Contains(string(data), "image:") {
 		t.Errorf("without node_image the config should leave kind's default: %s", data)
