@@ -15,21 +15,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 started=$(date +%s)
 
 # --- packages ---------------------------------------------------------------
-apt_updated=
-apt_install() {
-  [ -n "$apt_updated" ] || { apt-get update -qq >&2; apt_updated=1; }
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
-}
-need=()
-for pair in containerd:containerd containerd-shim-runc-v2:containerd ctr:containerd runc:runc \
-  iptables:iptables ip:iproute2 openssl:openssl conntrack:conntrack curl:curl; do
-  command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
-  log "installing ${need[*]} from apt"
-  apt_install "${need[@]}"
-fi
+# shellcheck source=scripts/lib/apt.sh
+. "$here/../lib/apt.sh"
+install_missing containerd:containerd containerd-shim-runc-v2:containerd ctr:containerd runc:runc \
+  iptables:iptables ip:iproute2 openssl:openssl conntrack:conntrack curl:curl
 command -v go >/dev/null || { log "Go is needed to build Kubernetes; install Go 1.23 or newer"; exit 1; }
 
 # etcd and the CNI plugins go into a private root, not onto the system.
@@ -38,7 +27,6 @@ if [ ! -x "$debroot/usr/bin/etcd" ] || [ ! -x "$debroot/usr/lib/cni/bridge" ]; t
   mkdir -p "$cache/debs"
   if ! (cd "$cache/debs" && apt-get -q -o APT::Sandbox::User=root download etcd-server containernetworking-plugins >&2); then
     apt-get update -qq >&2
-    apt_updated=1
     (cd "$cache/debs" && apt-get -q -o APT::Sandbox::User=root download etcd-server containernetworking-plugins >&2)
   fi
   rm -rf "$debroot"

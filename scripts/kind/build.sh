@@ -23,6 +23,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 log() { echo "kind/build.sh: $*" >&2; }
+# shellcheck source=scripts/lib/apt.sh
+. "$repo/scripts/lib/apt.sh"
 [ "$(id -u)" = 0 ] || { log "run me as root: mmdebstrap builds the node's root file system as root"; exit 1; }
 command -v go >/dev/null || { log "go is not on PATH"; exit 1; }
 docker info >/dev/null 2>&1 || { log "no Docker engine answers at DOCKER_HOST=${DOCKER_HOST:-}; start one with scripts/docker/up.sh"; exit 1; }
@@ -33,15 +35,7 @@ cache=${PERFGATE_KIND_CACHE:-/var/cache/perfgate-kind}
 k8s_cache=${PERFGATE_K8S_CACHE:-/var/cache/perfgate-k8s}
 mkdir -p "$cache/bin"
 
-need=()
-for pair in mmdebstrap:mmdebstrap jq:jq; do
-  command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  log "installing ${need[*]} from apt"
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
-fi
+install_missing mmdebstrap:mmdebstrap jq:jq
 
 # --- kind and etcd from the Go module proxy -----------------------------------
 # The same module and build caches as k8s-local: they share most modules.

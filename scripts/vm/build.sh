@@ -13,17 +13,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/vm/env.sh
 . "$here/env.sh"
+# shellcheck source=scripts/lib/apt.sh
+. "$here/../lib/apt.sh"
 [ "$(id -u)" = 0 ] || { log "run me as root: mmdebstrap builds the root file system as root"; exit 1; }
 
-need=()
-for pair in mmdebstrap:mmdebstrap qemu-img:qemu-utils mkfs.ext4:e2fsprogs ssh-keygen:openssh-client; do
-  command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  log "installing ${need[*]} from apt"
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
-fi
+install_missing mmdebstrap:mmdebstrap qemu-img:qemu-utils mkfs.ext4:e2fsprogs ssh-keygen:openssh-client
 command -v go >/dev/null || { log "Go is needed on the host: it is copied into the VM"; exit 1; }
 command -v node >/dev/null && command -v npm >/dev/null || { log "Node.js 20+ and npm are needed on the host: they are copied into the VM"; exit 1; }
 goroot=$(go env GOROOT)
