@@ -68,7 +68,9 @@ type Target struct {
 	live     target.Live[*instance]
 	started  int
 	warnings []string
-	nodes    map[string]int // node → its CPUs (nodeCPUs)
+	// nodes is each node's CPUs, read once (nodeCPUs; guarded by nodesMu).
+	nodesMu sync.Mutex
+	nodes   map[string]int
 }
 
 // New returns a kubernetes target for the config's kubernetes section.

@@ -18,27 +18,28 @@ var _ target.OnNode = (*instance)(nil)
 func (i *instance) NodeCPUs() int { return i.nodeCPUs }
 
 // nodeCPUs reads node's CPU capacity once per node and run; a node
-// perfgate may not read (RBAC) is warned about once and counts 0.
+// perfgate may not read (RBAC) is warned about once and counts 0. A duet
+// starts both pods at once on one node: nodesMu, held across the read,
+// makes the second start wait for the first's answer instead of reading
+// (and warning) again.
 func (t *Target) nodeCPUs(ctx context.Context, node string) int {
-	t.mu.Lock()
-	n, known := t.nodes[node]
-	t.mu.Unlock()
-	if known {
+	t.nodesMu.Lock()
+	defer t.nodesMu.Unlock()
+	if n, known := t.nodes[node]; known {
 		return n
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	n := 0
 	got, err := t.cluster.clientset.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	if err != nil {
 		t.Warn("could not read node %s's CPUs (%v): a duet's shared-CPU rule holds the pods' use against this machine's CPUs instead", node, err)
 	} else {
 		n = int(got.Status.Capacity.Cpu().Value())
 	}
-	t.mu.Lock()
 	if t.nodes == nil {
 		t.nodes = map[string]int{}
 	}
 	t.nodes[node] = n
-	t.mu.Unlock()
 	return n
 }
