@@ -111,6 +111,9 @@ func retained(f *report.Figures, rd readings) {
 		} else {
 			f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = goroutines, heap
 			f.SecondHalfRequests = half.load.Requests
+			if b.Connections > a.Connections {
+				f.SecondHalfNewConnections = b.Connections - a.Connections
+			}
 		}
 	}
 }

@@ -182,6 +182,25 @@ func TestFigures(t *testing.T) {
 			}),
 		},
 		{
+			name: "inbound connections opened in the second half are counted; closed ones are not",
+			readings: func() readings {
+				c := tenSeconds()
+				c.retained = []*report.Retained{
+					{Goroutines: 7, Connections: 9},
+					{Goroutines: 7, Connections: 4},
+					{Goroutines: 19, Connections: 31},
+				}
+				return c
+			}(),
+			cpus: 2,
+			want: with(func(f *report.Figures) {
+				f.CPUSource, f.CPUMicrosPerRequest, f.CPUCores, f.MemoryPeakBytes = "process", 400, 0.2, 50<<20
+				f.GoroutinesGrowthFirstHalfPer1k, f.HeapGrowthFirstHalfBytesPer1k = f64(0), f64(0)
+				f.GoroutinesRetainedPer1k, f.HeapRetainedBytesPer1k = f64(4.8), f64(0)
+				f.SecondHalfRequests, f.SecondHalfNewConnections = 2500, 27
+			}),
+		},
+		{
 			name: "retained figures at the start only: none",
 			readings: func() readings {
 				c := tenSeconds()
@@ -277,8 +296,8 @@ func TestFigures(t *testing.T) {
 func diffFigures(got, want report.Figures) string {
 	var diff string
 	// A new field must be compared below too.
-	if n := reflect.TypeFor[report.Figures]().NumField(); n != 24 {
-		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 24\n", n)
+	if n := reflect.TypeFor[report.Figures]().NumField(); n != 25 {
+		diff += fmt.Sprintf("report.Figures has %d fields; diffFigures compares 25\n", n)
 	}
 	num := func(name string, g, w float64) {
 		if math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
@@ -320,6 +339,7 @@ func diffFigures(got, want report.Figures) string {
 	opt("GoroutinesGrowthFirstHalfPer1k", got.GoroutinesGrowthFirstHalfPer1k, want.GoroutinesGrowthFirstHalfPer1k)
 	opt("HeapGrowthFirstHalfBytesPer1k", got.HeapGrowthFirstHalfBytesPer1k, want.HeapGrowthFirstHalfBytesPer1k)
 	num("SecondHalfRequests", float64(got.SecondHalfRequests), float64(want.SecondHalfRequests))
+	num("SecondHalfNewConnections", float64(got.SecondHalfNewConnections), float64(want.SecondHalfNewConnections))
 	return diff
 }
 

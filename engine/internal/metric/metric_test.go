@@ -217,3 +217,18 @@ func TestGoroutineEventsAreOverTheSecondHalf(t *testing.T) {
 		t.Errorf("whole window: %v events over %v thousand requests (ok %v), want 3 over 1.5", events, thousands, ok)
 	}
 }
+
+// TestGoroutineEventsLeaveOutAHalfThatOpenedConnections: a half in which
+// the load opened inbound connections reached a new peak of requests in
+// flight, and pools sized by it grew (an A/A duet on kind: 318 goroutines
+// in 44 of 148 such halves, none in 452 others), so its growth is not
+// counted as events, and its requests are not counted as exposure.
+func TestGoroutineEventsLeaveOutAHalfThatOpenedConnections(t *testing.T) {
+	per1k := 16.0 // 12 goroutines over 750 requests, with 27 new connections
+	if events, thousands, ok := Goroutines.Events(report.Figures{Requests: 1500, SecondHalfRequests: 750, SecondHalfNewConnections: 27, GoroutinesRetainedPer1k: &per1k}); ok {
+		t.Errorf("a half with new connections counts %v events over %v thousand requests, want none", events, thousands)
+	}
+	if _, _, ok := Goroutines.Events(report.Figures{Requests: 1500, SecondHalfRequests: 750, GoroutinesRetainedPer1k: &per1k}); !ok {
+		t.Error("a half without new connections does not count")
+	}
+}

@@ -256,8 +256,12 @@ func (c countData) lowerBound(alpha float64) float64 {
 
 // countEstimate is the difference of the pooled rates with the interval
 // whose low bound holds at one-sided level lowAlpha and high bound at
-// highAlpha.
+// highAlpha. With no exposure on a side (every run of it left out) there
+// is no difference to bound, and the search for a bound would not end.
 func countEstimate(c countData, lowAlpha, highAlpha float64) Estimate {
+	if c.headExposure <= 0 || c.baseExposure <= 0 {
+		return Estimate{}
+	}
 	return Estimate{
 		Center: c.difference(),
 		Low:    c.lowerBound(lowAlpha),
@@ -284,16 +288,18 @@ func countEstimate(c countData, lowAlpha, highAlpha float64) Estimate {
 // dispersion, at least 1), so that it is the power of the test as it will
 // run. TestCountCouldDetectHasItsPower checks it against fresh data.
 func countDetectable(in Input, c countData, alpha float64) (*float64, *[2]float64, []OCPoint) {
-	rounds := len(in.Head)
-	if rounds == 0 || c.headExposure <= 0 || c.baseExposure <= 0 {
+	if len(in.Head) == 0 || c.headExposure <= 0 || c.baseExposure <= 0 {
 		return nil, nil, nil
 	}
 	d0, _ := in.indifference()
-	sides := 1.0 // head's rounds have events when it changed
+	// The dispersion's degrees of freedom, as pooledCounts counts them:
+	// head's rounds have events when it changed, base's when it has any.
+	// The sides may have different numbers of rounds (a run whose events
+	// do not count leaves the other side's in).
+	df := float64(len(in.Head) - 1)
 	if c.base > 0 {
-		sides = 2
+		df += float64(len(in.Base) - 1)
 	}
-	df := sides * float64(rounds-1)
 	headExposure, baseExposure := c.headExposure*c.dispersion, c.baseExposure*c.dispersion
 	var models countModels
 	for _, q := range []float64{1.0 / 6, 0.5, 5.0 / 6} {

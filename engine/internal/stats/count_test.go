@@ -61,6 +61,19 @@ func TestCountWithoutEventsIsUnchanged(t *testing.T) {
 	}
 }
 
+// TestCountWithOneSideLeftOutIsInconclusive: every run of one side left
+// out (each of its halves opened connections) leaves nothing to compare
+// with; the gate says inconclusive, and its decision returns (the
+// interval's search had no end at zero exposure).
+func TestCountWithOneSideLeftOutIsInconclusive(t *testing.T) {
+	in := Input{Name: "goroutines", Scale: Count, Threshold: 1, Gates: true, Head: []float64{0}, HeadExposure: []float64{0.75}}
+	for _, results := range [][]Result{decideFixed([]Input{in}, 0.01), Decisions([]Input{in}, Plan{Alpha: 0.01, Min: 1, Max: 1}, 1)} {
+		if r := results[0]; r.Outcome != Inconclusive || r.Pairs != 0 || r.CILevel != 0 {
+			t.Errorf("no base rounds: %s over %d rounds, interval %v at %v", r.Outcome, r.Pairs, r.CI, r.CILevel)
+		}
+	}
+}
+
 // TestCountIntervalMatchesTheTest: the interval's lower bound is above δ0
 // exactly when the regression test against δ0 rejects, and its upper bound
 // below -δ0 exactly when the improvement test does.

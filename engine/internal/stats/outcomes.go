@@ -181,7 +181,7 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		}
 		if in.Scale == Count {
 			c := pooledCounts(in)
-			counts[i], r.Pairs = c, len(in.Base)
+			counts[i], r.Pairs = c, min(len(in.Base), len(in.Head))
 			r.BaseMedian, r.HeadMedian = ratePer(c.base, c.baseExposure), ratePer(c.head, c.headExposure)
 			d0, _ := in.indifference()
 			upTests[i].PGreater, downTests[i].PLess = c.eTest(d0), c.swapped().eTest(d0)

@@ -116,11 +116,13 @@ func statsInputs(runs []report.Run, gate config.Gate) []stats.Input {
 		}
 		for _, p := range pairs {
 			if m.Events != nil {
-				b, bExposure, okB := m.Events(p[0].Figures)
-				h, hExposure, okH := m.Events(p[1].Figures)
-				if okB && okH {
-					in.Base, in.Head = append(in.Base, b), append(in.Head, h)
-					in.BaseExposure, in.HeadExposure = append(in.BaseExposure, bExposure), append(in.HeadExposure, hExposure)
+				// Counts are pooled per side, not paired: a run whose
+				// events do not count leaves the other side's in.
+				if b, exposure, ok := m.Events(p[0].Figures); ok {
+					in.Base, in.BaseExposure = append(in.Base, b), append(in.BaseExposure, exposure)
+				}
+				if h, exposure, ok := m.Events(p[1].Figures); ok {
+					in.Head, in.HeadExposure = append(in.Head, h), append(in.HeadExposure, exposure)
 				}
 				continue
 			}
@@ -130,7 +132,9 @@ func statsInputs(runs []report.Run, gate config.Gate) []stats.Input {
 				in.Base, in.Head = append(in.Base, b), append(in.Head, h)
 			}
 		}
-		if len(in.Base) > 0 {
+		// A count whose events counted on one side only is still
+		// compared: with no rounds to pool on the other, inconclusive.
+		if len(in.Base) > 0 || len(in.Head) > 0 {
 			inputs = append(inputs, in)
 		}
 		if m == metric.Errors && len(measured) > 0 {

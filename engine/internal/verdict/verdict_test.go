@@ -129,6 +129,51 @@ func TestLeaksGateOnTheAbsoluteScale(t *testing.T) {
 	}
 }
 
+// TestGoroutinesOfHalvesThatOpenedConnectionsDoNotCount: goroutines a
+// half added while the load opened connections (a pool growing to a new
+// peak of requests in flight) are left out per side, the other side's
+// run of the same round still counts, and a leak in the other halves is
+// still found.
+func TestGoroutinesOfHalvesThatOpenedConnectionsDoNotCount(t *testing.T) {
+	goroutinesOf := func(rs []report.Run) report.Metric {
+		for _, m := range Compare(rs, gate()) {
+			if m.Name == "goroutines" {
+				return m
+			}
+		}
+		t.Fatal("no goroutines metric")
+		return report.Metric{}
+	}
+	// 14 rounds of 750 requests a half; a pool grows by 12 goroutines in
+	// a few halves of each side, never the same round's two.
+	pools := func(headLeak float64) []report.Run {
+		rs := runs(14, 100)
+		for i := range rs {
+			f := &rs[i].Figures
+			per1k := 1000 * headLeak
+			if rs[i].Side == "base" {
+				per1k = 0
+			}
+			grows := (rs[i].Side == "base" && rs[i].Pair%4 == 0) || (rs[i].Side == "head" && rs[i].Pair%4 == 1)
+			if grows {
+				per1k += 16 // 12 over 750 requests
+				f.SecondHalfNewConnections = 27
+			}
+			f.Requests, f.SecondHalfRequests, f.GoroutinesRetainedPer1k = 1500, 750, &per1k
+		}
+		return rs
+	}
+	same := goroutinesOf(pools(0))
+	if same.Outcome != "unchanged" || same.Base != 0 || same.Head != 0 || same.Pairs != 10 {
+		t.Errorf("pools that grew on either side, no leak: %s, base %v head %v over %d rounds, want unchanged, 0 and 0 over 10 (14 less each side's 3 or 4)",
+			same.Outcome, same.Base, same.Head, same.Pairs)
+	}
+	leak := goroutinesOf(pools(0.008)) // 6 in a half, 8 per 1,000 requests
+	if leak.Outcome != "regression" || leak.Delta < 7.99 || leak.Delta > 8.01 {
+		t.Errorf("a leak of 8 per 1,000 requests besides the pools: %s, %+.2f, want regression, +8", leak.Outcome, leak.Delta)
+	}
+}
+
 func TestMemoryPeakIsReportedNotGated(t *testing.T) {
 	rs := runs(10, 100)
 	for i := range rs {
