@@ -86,35 +86,48 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 
 // startProbes starts the round's two sides in order: one after the
 // other, or, on a target whose starts mostly wait on a cluster
-// (target.StartsInParallel), both at once, begun in order. It
-// returns the index of the side whose start failed first in order (-1 for
+// (target.StartsInParallel), both at once, begun in order (startAtOnce).
+// It returns the index of the side whose start failed first (-1 for
 // none) with its error; the probes that did start are in probes for
 // stopProbes.
 func startProbes(ctx context.Context, o Options, runs []report.Run, probes []*probe, order []int, inParallel bool) (int, error) {
-	errs := make([]error, len(runs))
 	if inParallel {
-		var wg sync.WaitGroup
-		for _, i := range order {
-			runs[i].Started = time.Now()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				probes[i], errs[i] = startProbe(ctx, o, &runs[i])
-			}()
-		}
-		wg.Wait()
-	} else {
-		for _, i := range order {
-			runs[i].Started = time.Now()
-			if probes[i], errs[i] = startProbe(ctx, o, &runs[i]); errs[i] != nil {
-				break
-			}
-		}
+		return startAtOnce(ctx, o, runs, probes, order)
 	}
 	for _, i := range order {
-		if errs[i] != nil {
-			return i, errs[i]
+		runs[i].Started = time.Now()
+		var err error
+		if probes[i], err = startProbe(ctx, o, &runs[i]); err != nil {
+			return i, err
 		}
+	}
+	return -1, nil
+}
+
+// startAtOnce starts both sides at once. The first side to fail cancels
+// the other's start: the round is lost either way, and that side would
+// otherwise wait out its ready timeout (a minute or more on a cluster).
+// The failure returned is that first one, not the cancellation it caused.
+func startAtOnce(ctx context.Context, o Options, runs []report.Run, probes []*probe, order []int) (int, error) {
+	startCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(runs))
+	failed := -1
+	var failOnce sync.Once
+	var wg sync.WaitGroup
+	for _, i := range order {
+		runs[i].Started = time.Now()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if probes[i], errs[i] = startProbe(startCtx, o, &runs[i]); errs[i] != nil {
+				failOnce.Do(func() { failed = i; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if failed >= 0 {
+		return failed, errs[failed]
 	}
 	return -1, nil
 }

@@ -2,10 +2,14 @@ package experiment
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
@@ -97,5 +101,58 @@ func TestDuetStartsBothSidesAtOnceWhereStartsWaitOnACluster(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// failsHead is a target that starts both sides at once, fails head's start
+// at once, and holds base's until its context ends (as a cluster holds a
+// pod that never gets ready), for at most hold; held says how base's start
+// ended: the context's error, or nil when hold ran out.
+type failsHead struct {
+	*targettest.Fake
+	hold time.Duration
+	held chan error
+}
+
+func (failsHead) StartsInParallel() {}
+
+func (f failsHead) Start(ctx context.Context, spec target.Spec) (target.Instance, error) {
+	if filepath.Base(spec.Binary) == Head {
+		return nil, &target.StartError{Reason: "exited before it was ready", Exit: target.Exit{ExitedOnItsOwn: true, Code: 1}}
+	}
+	select {
+	case <-ctx.Done():
+		f.held <- ctx.Err()
+		return nil, ctx.Err()
+	case <-time.After(f.hold):
+		f.held <- nil
+		return f.Fake.Start(ctx, spec)
+	}
+}
+
+// TestAStartThatFailsCancelsTheOtherSidesStart: where a round starts both
+// sides at once, the first start to fail cancels the other's, which would
+// otherwise wait out its ready timeout, and the failure reported is that
+// first one (head's, with its reason), not the cancellation.
+func TestAStartThatFailsCancelsTheOtherSidesStart(t *testing.T) {
+	dir := t.TempDir()
+	tg := failsHead{Fake: newFake(false), hold: 20 * time.Second, held: make(chan error, 1)}
+	o := Options{Config: duetConfig(t, 2, 2, 0), Target: tg, OutDir: dir, Duet: true,
+		Binaries: map[string]string{Base: filepath.Join(dir, Base), Head: filepath.Join(dir, Head)}}
+	runs := []report.Run{{Side: Base, Pair: 1, Dir: "base-1"}, {Side: Head, Pair: 1, Dir: "head-1"}}
+	probes := make([]*probe, 2)
+	failed, err := startProbes(context.Background(), o, runs, probes, []int{0, 1}, true)
+	var sf *StartFailure
+	if failed != 1 || !errors.As(err, &sf) || sf.Side != Head {
+		t.Errorf("startProbes returned side %d, %v; want head's (1) start failure", failed, err)
+	}
+	if held := <-tg.held; !errors.Is(held, context.Canceled) {
+		t.Errorf("base's start ended with %v, want its context cancelled by head's failure", held)
+	}
+	if probes[0] != nil || probes[1] != nil {
+		t.Errorf("probes %v, want none started", probes)
+	}
+	if len(runs[1].InvalidReasons) != 1 || !strings.Contains(runs[1].InvalidReasons[0], "exited before it was ready") {
+		t.Errorf("head's run says %q, want its own reason", runs[1].InvalidReasons)
 	}
 }

@@ -124,6 +124,8 @@ type OnNode interface {
 // instead of one after the other. The round's start order still decides
 // which side is read first at every edge; local and docker, whose starts
 // take a fraction of a second, keep starting one after the other.
+// Start's context ends when the round's starts return (sooner when the
+// other side's start fails): an instance must not live by it.
 type StartsInParallel interface {
 	Target
 	StartsInParallel()
