@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/render"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -38,7 +38,15 @@ func TestReplayRecordedGates(t *testing.T) {
 	fmt.Printf("| gate | recorded | rounds | goroutines | replayed | rounds | goroutines |\n|---|---|---|---|---|---|---|\n")
 	var opened, quiet halves
 	for _, path := range paths {
-		rep := readReport(t, path)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := render.ReadReport(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
 		cfg := config.Config(rep.Config)
 		runs := withFiguresFromCounters(rep.Runs)
 		for _, r := range runs {
@@ -74,19 +82,6 @@ func (h *halves) add(f report.Figures) {
 
 func (h halves) String() string {
 	return fmt.Sprintf("%d runs, %d of them grew, by %d goroutines in all", h.runs, h.grew, h.goroutines)
-}
-
-func readReport(t *testing.T, path string) report.Report {
-	t.Helper()
-	body, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(body, &rep); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return rep
 }
 
 // replayGate adds the recorded rounds in pair order and stops where the
