@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
 import type { FakeGitHub } from './fake-github.js'
 
@@ -33,17 +33,9 @@ experiment += 'profile_rounds: 1\n'
 // The decisive experiment keeps each side's one build for every round
 // (layout: build): what these scenarios test (the Action's steps, sudo, the
 // cancelled job's signal) does not depend on layouts, and relinking both
-// sides costs ~1.7 s a round here and ~20 s under the VM's TCG. The engine's
-// own end-to-end tests check relinking on the host.
-// PERFGATE_E2E_LAYOUT=random relinks every round, as a user's gate does:
-// scripts/vm/suite.sh sets it, so that the pull request's scenario checks
-// relinking as the runner, through sudo.
-export const layout = process.env.PERFGATE_E2E_LAYOUT
-if (layout !== undefined) {
-  if (!['random', 'build'].includes(layout)) throw new Error(`PERFGATE_E2E_LAYOUT is '${layout}': want random or build`)
-  if (!/^layout: build$/m.test(experiment)) throw new Error('decisive-experiment.yml changed: no line layout: build')
-  experiment = experiment.replace(/^layout: build$/m, `layout: ${layout}`)
-}
+// sides costs ~1.7 s a round here and ~50 s under the VM's TCG. The engine's
+// own end-to-end tests check relinking on the host, and
+// scripts/vm/gate-as-runner.sh as the runner, through sudo.
 // Where the engine can be confined (root, or password-less sudo as on
 // GitHub's runners and in scripts/vm), a gate must never run unconfined.
 export const confinable = process.getuid?.() === 0 || process.env.PERFGATE_E2E_VIA_SUDO === '1'
@@ -158,8 +150,11 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
       env: { ...process.env, ...env, GITHUB_API_URL: gh.url, NO_COLOR: '1', FORCE_COLOR: '0' },
     })
     let out = ''
+    const started = Date.now()
+    const timed = timedLog(run)
     const grow = (d: Buffer): void => {
       out += d.toString()
+      timed?.(d.toString(), (Date.now() - started) / 1000)
       scenario.onOutput?.(out)
     }
     child.stdout.on('data', grow)
@@ -168,6 +163,27 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
     child.on('close', () => resolve(out))
   })
   return { output, artifacts: readdirSync(path.join(run, 'artifacts')), summary: readFileSync(summary, 'utf8'), dir: run }
+}
+
+/**
+ * timedLog returns, when PERFGATE_E2E_TIMED_LOG names a directory, a writer
+ * of a scenario's output into a file there, each line after the seconds
+ * since the scenario started: scripts/vm/suite.sh prints the log groups'
+ * starts from it, so that CI's log shows what each step of the Action
+ * costs under emulation.
+ */
+function timedLog(run: string): ((chunk: string, seconds: number) => void) | undefined {
+  const dir = process.env.PERFGATE_E2E_TIMED_LOG
+  if (!dir) return undefined
+  mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, `${path.basename(run)}.log`)
+  writeFileSync(file, '')
+  let partial = ''
+  return (chunk, seconds) => {
+    const lines = (partial + chunk).split('\n')
+    partial = lines.pop() ?? ''
+    if (lines.length > 0) appendFileSync(file, lines.map((l) => `${seconds.toFixed(1).padStart(7)} ${l}\n`).join(''))
+  }
 }
 
 /**

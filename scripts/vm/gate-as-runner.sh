@@ -7,12 +7,14 @@
 #    loosen;
 #  - results, logs, Go caches and the checkout's .git hold no root-owned
 #    file, and runner can delete the results;
-#  - no perfgate cgroup or process is left after a recording and after a
+#  - every run of a gate is linked with a layout of its own
+#    (layout: random, a user's default): root relinks as runner, the
+#    invoker, with runner's Go caches;
+#  - no perfgate cgroup or process is left after a gate and after a
 #    gate whose service cannot start.
-# A whole gate through sudo, relinking every round as runner, is the
-# Action's pull-request scenario, and a gate stopped midway its
-# cancelled-job scenario: suite.sh runs both as runner next, and checks
-# that nothing of them is left.
+# A whole gate through sudo is the Action's pull-request scenario, and a
+# gate stopped midway its cancelled-job scenario: suite.sh runs both as
+# runner next, and checks that nothing of them is left.
 # Usage: gate-as-runner.sh PERFGATE_BINARY
 set -uo pipefail
 perfgate=$1
@@ -61,12 +63,21 @@ git init -q -b main && git add -A && git -c user.name=vm -c user.email=vm@localh
 git apply "$repo/examples/regressions/alloc-sprintf.patch" && git -c user.name=vm -c user.email=vm@localhost commit -qam feature
 base=$(git rev-parse HEAD~1)
 
-section "the service as runner, not root, in a cgroup it cannot loosen"
-# Two runs are enough to see the service's process: under TCG each costs
-# seconds.
-sed 's/^pairs: 4$/pairs: 2/' perfgate.yml >"$work/record.yml"
-grep -q '^pairs: 2$' "$work/record.yml" || { echo "FAIL: could not lower pairs in the recording's perfgate.yml"; exit 1; }
-engine run --config "$work/record.yml" --src . --label vm --out "$work/run" >"$work/run.log" 2>&1 &
+section "the service as runner, not root, in a cgroup it cannot loosen, relinked every run, stopped midway"
+# The experiment's gate without profiles, relinking every round (layout:
+# random, a user's default), stopped by SIGTERM once its first round is
+# measured: enough to see the service's process and a layout per run, and
+# a gate stopped midway through sudo. Under TCG a round costs ~10 s, ~50 s
+# when it relinks both sides: the relinking is checked here, over one
+# round, and not over the Action pull-request scenario's five (~200 s).
+sed -e 's/^layout: build$/layout: random/' -e 's/^profile_rounds: 1$/profile_rounds: 0/' perfgate.yml >"$work/relinked.yml"
+for want in '^layout: random$' '^profile_rounds: 0$'; do
+  grep -q "$want" "$work/relinked.yml" || { echo "FAIL: the relinked gate's perfgate.yml has no line $want"; exit 1; }
+done
+# sudo itself in the background (exec), so that $! is sudo's pid: sudo,
+# started by runner, relays runner's signals to the engine, as it relays
+# the Action's when a job is cancelled.
+(exec sudo -n --preserve-env env "PATH=$PATH" "$perfgate" gate --config "$work/relinked.yml" --base "$base" --head . --out "$work/run") >"$work/run.log" 2>&1 &
 runpid=$!
 svc=""
 for _ in $(seq 300); do
@@ -85,22 +96,32 @@ else
   [ "$uids" = "$(id -u) $(id -u) $(id -u) $(id -u)" ] && ok "the service runs as runner (Uid $uids)" || fail "the service's Uid line is '$uids', want runner's $(id -u)"
   [ -z "$groups" ] && ok "the service has no supplementary groups" || fail "the service keeps groups: $groups"
   [[ $cg == */perfgate-* ]] && ok "the service is in its cgroup $cg" || fail "the service is in $cg, not a perfgate group"
-  if echo max >"/sys/fs/cgroup$cg/cpu.max" 2>/dev/null; then fail "runner could lift its service's cpu.max"; else ok "runner cannot write its service's cpu.max"; fi
+  if { echo max >"/sys/fs/cgroup$cg/cpu.max"; } 2>/dev/null; then fail "runner could lift its service's cpu.max"; else ok "runner cannot write its service's cpu.max"; fi
 fi
+for _ in $(seq 600); do
+  grep -q '] round 1 head ' "$work/run.log" && grep -q '] round 1 base ' "$work/run.log" && break
+  kill -0 "$runpid" 2>/dev/null || break
+  sleep 0.5
+done
+kill -TERM "$runpid" 2>/dev/null
 wait "$runpid"
-echo "run exit $?: $(tail -1 "$work/run.log")"
+rc=$?
+grep -q 'interrupted' "$work/run.log" && ok "the gate stopped by SIGTERM says so (exit $rc)" || fail "the gate stopped by SIGTERM: exit $rc, $(tail -3 "$work/run.log")"
 if [ ! -s "$work/run/report.json" ]; then
-  fail "the recording wrote no report.json"
+  fail "the relinked gate wrote no report.json"
   cat "$work/run.log"
 else
   confinement=$(json "$work/run/report.json" 'd["environment"].get("confinement", "")')
   warnings=$(json "$work/run/report.json" '"\n".join(d["environment"].get("warnings") or [])')
   [[ $confinement == *"cgroup v2"* ]] && ok "confined by cgroup v2" || fail "confinement is '$confinement', want cgroup v2"
   [[ $warnings == *UNCONFINED* ]] && fail "UNCONFINED warning: $warnings" || ok "no UNCONFINED warning"
+  seeds=$(json "$work/run/report.json" '" ".join(str(r.get("layout_seed", "none")) for r in d["runs"])')
+  distinct=$(json "$work/run/report.json" 'len({r.get("layout_seed") for r in d["runs"]} - {None}) == len(d["runs"]) >= 2')
+  [ "$distinct" = True ] && ok "every run relinked with a layout of its own (seeds $seeds)" || fail "layout seeds '$seeds': want one of its own for every run"
 fi
-leftovers "the recording"
-root_owned "after the recording"
-rm -rf "$work/run" && ok "runner deleted the recording" || fail "runner cannot delete the recording"
+leftovers "the relinked gate"
+root_owned "after the relinked gate"
+rm -rf "$work/run" && ok "runner deleted the relinked gate's results" || fail "runner cannot delete the relinked gate's results"
 
 section "a service that cannot start"
 sed 's/args: \["-addr", "{addr}"\]/args: ["-addr", "{addr}", "-no-such-flag"]/' perfgate.yml >"$work/broken.yml"

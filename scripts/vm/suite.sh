@@ -193,12 +193,18 @@ stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-own
 # nothing root-owned (gate-as-runner.sh has no gate of its own stopped
 # midway: this is the runner's way to stop one). The other scenarios (fork, push, nightly
 # record, the two-stage comment, the accept label) run the same code as on
-# the host: scripts/test.sh runs them all there. Here their gates relink
-# both sides every round (layout: random, a user's default; ~20 s a round
-# under TCG), so that the pull request's gate checks relinking as runner,
-# the invoker, through sudo: every run has a layout of its own.
+# the host: scripts/test.sh runs them all there. Their gates keep one
+# build per side (layout: build): relinking both sides cost ~40 s a round
+# under TCG, and gate-as-runner.sh's recording checks the relink as
+# runner through sudo. The scenarios' output, timed, is in
+# /tmp/vm-action-times: CI's log shows when each step began.
 stage "the Action end to end through @github/local-action, as runner with sudo" \
-  "PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 PERFGATE_E2E_LAYOUT=random npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results|stops the engine, which writes' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log; [ \$rc = 0 ] || exit \$rc
+  "rm -rf /tmp/vm-action-times
+   PERFGATE_E2E_TIMED_LOG=/tmp/vm-action-times PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results|stops the engine, which writes' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log
+   # What each step cost under emulation: the seconds since the scenario
+   # started at every log group and every measured run.
+   for f in /tmp/vm-action-times/*.log; do echo \"-- \$(basename \"\$f\" .log)\"; grep -E '::group::|perfgate engine:|^ *[0-9.]+ (base|head|run|round|verdict)' \"\$f\" | cut -c1-160; done
+   [ \$rc = 0 ] || exit \$rc
    # A renamed scenario would match nothing and pass: both must have run.
    grep -Eq 'Tests +2 passed' /tmp/vm-action.log || { echo 'the two scenarios did not both run and pass'; exit 1; }"
 
