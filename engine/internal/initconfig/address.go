@@ -68,7 +68,7 @@ func chooseAddress(l listener, g valueGraph, p placeholders, avoid source) addre
 	if !l.addrKnown {
 		return addressChoice{}
 	}
-	sources := g.resolve(l.addr)
+	sources := g.resolvePrecisely(l.addr)
 	c := chooseFrom(sources, l, p, avoid)
 	c.related = sources
 	return c

@@ -37,8 +37,9 @@ type route struct {
 	at       position
 	method   string // empty: any method
 	path     string
-	receiver string // the router's variable, when it is one
-	handler  string // the handler function's name, when it is one
+	receiver string   // the router's variable, when it is one
+	handler  string   // the handler function's name, when it is one
+	makers   []string // the functions called to make the handler (unfit.go)
 }
 
 // pprofMount is net/http/pprof served on a router explicitly.
@@ -46,6 +47,10 @@ type pprofMount struct {
 	at       position
 	prefix   string
 	receiver string
+	// when is the condition of the if statement the mount is in, when
+	// it is a plain value (if cfg.Web.PProf {...}): pprof is served only
+	// when that flag or variable is set.
+	when *refs
 }
 
 // facts is everything read from a command's packages.
@@ -66,10 +71,30 @@ type facts struct {
 	// queryParams are the query parameters each function reads, by the
 	// function's name: a route's handler that reads ?q= gets q in the load.
 	queryParams map[string][]string
+	// structs are the module's struct types and varTypes the struct type
+	// of each variable made from one (c := &Root{}), by name: envconfig
+	// derives variables' names from the fields of the struct it is given
+	// (envconfig.go).
+	structs        map[string]*ast.StructType
+	varTypes       map[string]string
+	envconfigCalls []envconfigCall
+	// envListens are the addresses to listen on that envconfig fills
+	// with a default: other listeners of the service, which base and head
+	// cannot share.
+	envListens []envListenDefault
+	// unfitFuncs are the functions that take a request's connection over
+	// or read a file, and why, and callees the functions each calls by
+	// name (unfit.go).
+	unfitFuncs map[string]string
+	callees    map[string][]string
 }
 
 func newFacts() *facts {
-	return &facts{values: valueGraph{}, envReads: map[string]position{}, definedFlags: map[string]bool{}, queryParams: map[string][]string{}}
+	return &facts{
+		values: valueGraph{}, envReads: map[string]position{}, definedFlags: map[string]bool{}, queryParams: map[string][]string{},
+		structs: map[string]*ast.StructType{}, varTypes: map[string]string{},
+		unfitFuncs: map[string]string{}, callees: map[string][]string{},
+	}
 }
 
 // bindFlagTags adds, once every file is read, the fields tagged with the
@@ -100,7 +125,9 @@ type fileReader struct {
 	pprof   string          // net/http/pprof
 	imports map[string]bool // import names of the file, never variables
 	router  string          // a framework whose Run/Start/Listen serve HTTP
+	envconf string          // kelseyhightower/envconfig
 	gos     []ast.Node      // go statements, for background listeners
+	ifs     []*ast.IfStmt   // the if statements of the function being read
 }
 
 func (f *facts) read(file *sourceFile) {
@@ -131,6 +158,8 @@ func (f *facts) read(file *sourceFile) {
 			r.router = "fiber"
 		case p == "github.com/gin-contrib/pprof":
 			r.pprof = name
+		case p == envconfigPath:
+			r.envconf = name
 		}
 	}
 	ast.Inspect(file.ast, func(n ast.Node) bool {
@@ -145,6 +174,7 @@ func (f *facts) read(file *sourceFile) {
 			if d.Body != nil {
 				r.function(d.Body)
 				r.queryParameters(d)
+				r.noteUnfitCalls(d)
 			}
 		case *ast.GenDecl:
 			r.genDecl(d)
@@ -172,10 +202,15 @@ func (r *fileReader) function(body *ast.BlockStmt) {
 	var netListens []refs
 	var servers []int // indexes into f.listeners of servers without Addr
 	handled := map[*ast.CallExpr]bool{}
+	r.ifs = nil
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch x := n.(type) {
+		case *ast.IfStmt:
+			r.ifs = append(r.ifs, x)
 		case *ast.AssignStmt:
 			r.assign(x)
+		case *ast.ValueSpec:
+			r.varTypes(x)
 		case *ast.CompositeLit:
 			if r.isHTTPServer(x.Type) {
 				if idx, hasAddr := r.server(x); !hasAddr {
@@ -200,6 +235,27 @@ func (r *fileReader) function(body *ast.BlockStmt) {
 			r.f.listeners[idx].addrKnown = true
 		}
 	}
+}
+
+// condition is the condition of the innermost if statement whose body
+// holds n, when it is a plain value (a field or variable, not a
+// comparison or a negation): what must be true for n to run.
+func (r *fileReader) condition(n ast.Node) *refs {
+	var inner *ast.IfStmt
+	for _, s := range r.ifs {
+		if s.Body.Pos() <= n.Pos() && n.End() <= s.Body.End() && (inner == nil || s.Body.Pos() > inner.Body.Pos()) {
+			inner = s
+		}
+	}
+	if inner == nil {
+		return nil
+	}
+	switch inner.Cond.(type) {
+	case *ast.SelectorExpr, *ast.Ident:
+		c := r.f.values.refsOf(inner.Cond, r.imports)
+		return &c
+	}
+	return nil
 }
 
 func (r *fileReader) isHTTPServer(t ast.Expr) bool {
@@ -272,6 +328,10 @@ func (r *fileReader) call(c *ast.CallExpr, handled map[*ast.CallExpr]bool) {
 		r.f.definedFlags[name] = true
 		return
 	}
+	if prefix, spec, ok := envconfigCallOf(c, r.envconf); ok {
+		r.f.envconfigCalls = append(r.f.envconfigCalls, envconfigCall{at: r.pos(c.Pos()), prefix: prefix, spec: spec})
+		return
+	}
 	if r.frameworkListener(c, sel) {
 		return
 	}
@@ -334,6 +394,7 @@ func (r *fileReader) genDecl(d *ast.GenDecl) {
 	for _, spec := range d.Specs {
 		switch s := spec.(type) {
 		case *ast.ValueSpec:
+			r.varTypes(s)
 			for i, name := range s.Names {
 				if i < len(s.Values) {
 					r.f.values.add(name.Name, r.f.values.refsOf(s.Values[i], r.imports))
@@ -352,6 +413,7 @@ func (r *fileReader) genDecl(d *ast.GenDecl) {
 			}
 		case *ast.TypeSpec:
 			if st, ok := s.Type.(*ast.StructType); ok {
+				r.f.structs[s.Name.Name] = st
 				r.f.keyTags = append(r.f.keyTags, configKeyTags(st)...)
 				for _, name := range r.f.values.envTags(st) {
 					if _, seen := r.f.envReads[name]; !seen {
@@ -374,6 +436,19 @@ func (r *fileReader) assign(a *ast.AssignStmt) {
 			rhs = a.Rhs[i]
 		}
 		r.f.values.add(name, r.f.values.refsOf(rhs, r.imports))
+		if t := typeNameOf(rhs); t != "" {
+			r.f.varTypes[name] = t
+		}
+	}
+}
+
+// varTypes records the struct type of variables declared with one: var
+// cfg Config.
+func (r *fileReader) varTypes(s *ast.ValueSpec) {
+	if t := structTypeName(s.Type); t != "" {
+		for _, name := range s.Names {
+			r.f.varTypes[name.Name] = t
+		}
 	}
 }
 

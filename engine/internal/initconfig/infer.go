@@ -51,6 +51,7 @@ func Inspect(dir string) (*Plan, error) {
 			continue
 		}
 		f.bindFlagTags()
+		f.deriveEnvconfigNames()
 		if plan == nil {
 			plan = planService(packageArg(main.dir), f)
 		} else {
@@ -102,10 +103,11 @@ func planService(pkg string, f *facts) *Plan {
 	}
 
 	addressSources := planPprof(plan, f, primary, admin, address.used)
+	planOtherListeners(plan, f)
 	planEnvironment(plan, f, append(address.related, addressSources...))
 	routes := serviceRoutes(f.routes, primary, admin)
 	planReady(plan, routes)
-	planRequests(plan, routes, f.queryParams)
+	planRequests(plan, routes, f)
 	return plan
 }
 
@@ -182,6 +184,29 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// planOtherListeners gives every other address the service listens on by
+// default (envconfig's default:"0.0.0.0:2500" on an SMTP listener beside
+// the HTTP one) a free port of its own, 127.0.0.1:0: base and head run at
+// the same time, and the second to start would find a fixed port taken.
+func planOtherListeners(plan *Plan, f *facts) {
+	set := map[string]bool{}
+	for _, kv := range plan.Env {
+		set[kv[0]] = true
+	}
+	var named []string
+	for _, l := range f.envListens {
+		if set[l.name] {
+			continue
+		}
+		set[l.name] = true
+		plan.Env = append(plan.Env, [2]string{l.name, "127.0.0.1:0"})
+		named = append(named, fmt.Sprintf("$%s (default %s)", l.name, l.value))
+	}
+	if len(named) > 0 {
+		plan.Why["service.env"] = fmt.Sprintf("%s, read at %s, are other listeners of the service: each gets a free port (127.0.0.1:0), because base and head run at the same time and the second to start would find a fixed port taken", strings.Join(named, ", "), f.envListens[0].at)
+	}
 }
 
 // planEnvironment lists the environment variables the service reads that

@@ -141,7 +141,12 @@ func TestExampleServices(t *testing.T) {
 // port and host flags, Go 1.22 patterns, no pprof), whoami (a flag whose
 // default reads the environment, DefaultServeMux not used, no pprof) and
 // podinfo (pflag bound to a config struct by viper, gorilla/mux, pprof
-// mounted by PathPrefix, a metrics listener).
+// mounted by PathPrefix, a metrics listener) and inbucket (every setting
+// from kelseyhightower/envconfig's derived variables, $INBUCKET_WEB_ADDR
+// among them, SMTP and POP3 listeners on fixed default ports, pprof mounted
+// only when $INBUCKET_WEB_PPROF is true, websocket routes behind a shared
+// helper, a favicon route that opens a file relative to the working
+// directory).
 func TestRealServices(t *testing.T) {
 	checkAll(t, map[string]want{
 		"testdata/real/go-httpbin": {
@@ -160,6 +165,15 @@ func TestRealServices(t *testing.T) {
 			pkg: ".", args: []string{"--port", "{port}"}, ready: "/health", pprof: "/debug/pprof",
 			requests: []string{"GET /data", "GET /bench", "GET /api", "GET /openapi.yaml"},
 			todo:     []string{"pprof is not served: add", "$WHOAMI_NAME (app.go:63)", "check load.requests"},
+		},
+		"testdata/real/inbucket": {
+			pkg: "./cmd/inbucket", ready: "/status", pprof: "/debug/pprof",
+			env: map[string]string{
+				"INBUCKET_WEB_ADDR": "{addr}", "INBUCKET_WEB_PPROF": "true",
+				"INBUCKET_SMTP_ADDR": "127.0.0.1:0", "INBUCKET_POP3_ADDR": "127.0.0.1:0",
+			},
+			requests: []string{"GET /", "GET /monitor"},
+			todo:     []string{"check load.requests"},
 		},
 		"testdata/real/podinfo": {
 			pkg: "./cmd/podinfo", args: []string{"--port", "{port}", "--host", "127.0.0.1"}, ready: "/healthz", pprof: "/debug/pprof",
@@ -377,4 +391,63 @@ func write(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestEnvconfigKeys: the variables kelseyhightower/envconfig reads, as
+// its gatherInfo names them (v1.4.0).
+func TestEnvconfigKeys(t *testing.T) {
+	for _, c := range []struct {
+		field, tag, prefix, want string
+	}{
+		{"Addr", ``, "APP_WEB", "APP_WEB_ADDR"},
+		{"ListenAddr", ``, "app", "APP_LISTENADDR"},
+		{"ListenAddr", `split_words:"true"`, "app", "APP_LISTEN_ADDR"},
+		{"HTTPAddr", `split_words:"true"`, "", "HTTP_ADDR"},
+		{"Addr", `envconfig:"bind"`, "app", "APP_BIND"},
+	} {
+		if got := envconfigKey(c.field, reflect.StructTag(c.tag), c.prefix); got != c.want {
+			t.Errorf("envconfigKey(%s, `%s`, %q) = %s, want %s", c.field, c.tag, c.prefix, got, c.want)
+		}
+	}
+}
+
+// TestPprofUnderAConditionInitCannotTrace: a mount inside an if whose
+// value comes from nowhere init can read is a change to make, not a
+// silent profile-less gate.
+func TestPprofUnderAConditionInitCannotTrace(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/cond\n\ngo 1.22\n")
+	write(t, filepath.Join(dir, "main.go"), `package main
+
+import (
+	"flag"
+	"net/http"
+	"net/http/pprof"
+)
+
+var profiling = computeProfiling()
+
+func computeProfiling() bool { return false }
+
+func main() {
+	addr := flag.String("addr", ":8080", "listen address")
+	flag.Parse()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", nil)
+	mux.HandleFunc("/items", nil)
+	if profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+	}
+	http.ListenAndServe(*addr, mux)
+}
+`)
+	plan, err := Inspect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlan(t, plan, want{
+		pkg: ".", args: []string{"--addr", "{addr}"}, ready: "/healthz", pprof: "/debug/pprof",
+		requests: []string{"GET /items"},
+		todo:     []string{"net/http/pprof is mounted at main.go:20 only under a condition init could not trace", "check load.requests"},
+	})
 }

@@ -1,6 +1,9 @@
 package initconfig
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // mountAdvice is how to serve pprof on the service's own router, the
 // change init asks for when it finds none.
@@ -17,7 +20,7 @@ func planPprof(plan *Plan, f *facts, primary listener, admin *listener, serviceS
 		if !onAdmin(m.receiver, primary, admin) {
 			plan.Pprof = m.prefix
 			plan.Why["service.pprof"] = fmt.Sprintf("net/http/pprof is mounted on the service's router at %s", m.at)
-			return nil
+			return switchPprofOn(plan, f, m)
 		}
 	}
 	if f.importsPprof && primary.defaultMux {
@@ -69,4 +72,30 @@ func planPprofListener(plan *Plan, f *facts, admin listener, serviceSource sourc
 		"pprof is served on a separate listener at %s %s: base and head run at the same time, so the second process cannot bind the same address. Read it from a flag (pprofAddr := flag.String(\"pprof-addr\", \"localhost:6060\", \"host:port of pprof\")) and add \"--pprof-addr\", \"{pprof_addr}\" to service.args, or mount pprof on the service's own router: mux.Handle(\"/debug/pprof/\", http.DefaultServeMux)",
 		admin.at, where))
 	return address.related
+}
+
+// switchPprofOn sets the flag or variable a mount of pprof depends on (if
+// cfg.Web.PProf {...}, filled from $INBUCKET_WEB_PPROF) to true, or says
+// what to set when init cannot tell. It returns the source it set.
+func switchPprofOn(plan *Plan, f *facts, m pprofMount) []source {
+	if m.when == nil {
+		return nil
+	}
+	for _, s := range f.values.resolvePrecisely(*m.when) {
+		if roleOf(s.name) != roleOther && !strings.Contains(strings.ToLower(s.name), "pprof") {
+			continue // an address or port, not a switch
+		}
+		if s.kind == fromFlag {
+			plan.Args = append(plan.Args, "--"+s.name+"=true")
+		} else {
+			plan.Env = append(plan.Env, [2]string{s.name, "true"})
+		}
+		plan.Why["service.pprof"] += fmt.Sprintf(" when %s is true, which this file sets", sourceText(s.kind, s.name))
+		return []source{s}
+	}
+	plan.Why["service.pprof"] += " under a condition (see the change below)"
+	plan.Todo = append(plan.Todo, fmt.Sprintf(
+		"net/http/pprof is mounted at %s only under a condition init could not trace to a flag or variable (%s): make it true in service.args or service.env, or perfgate gets no profiles",
+		m.at, strings.Join(m.when.names, ", ")))
+	return nil
 }

@@ -18,7 +18,7 @@ func (r *fileReader) pprofMount(c *ast.CallExpr, sel *ast.SelectorExpr) bool {
 				prefix = strings.TrimSuffix(p, "/")
 			}
 		}
-		r.f.mounts = append(r.f.mounts, pprofMount{at: r.pos(c.Pos()), prefix: prefix, receiver: exprName(c.Args[0])})
+		r.f.mounts = append(r.f.mounts, pprofMount{at: r.pos(c.Pos()), prefix: prefix, receiver: exprName(c.Args[0]), when: r.condition(c)})
 		return true
 	}
 	if len(c.Args) < 2 {
@@ -51,7 +51,7 @@ func (r *fileReader) pprofMount(c *ast.CallExpr, sel *ast.SelectorExpr) bool {
 	} else {
 		prefix += "/pprof" // chi: r.Mount("/debug", middleware.Profiler())
 	}
-	r.f.mounts = append(r.f.mounts, pprofMount{at: r.pos(c.Pos()), prefix: prefix, receiver: exprName(sel.X)})
+	r.f.mounts = append(r.f.mounts, pprofMount{at: r.pos(c.Pos()), prefix: prefix, receiver: exprName(sel.X), when: r.condition(c)})
 	return true
 }
 
@@ -111,7 +111,8 @@ func (r *fileReader) route(c *ast.CallExpr) (route, bool) {
 	if p == "" {
 		return route{}, false
 	}
-	return route{at: r.pos(c.Pos()), method: method, path: p, receiver: exprName(sel.X), handler: exprName(c.Args[len(c.Args)-1])}, true
+	handler, makers := handlerOf(c.Args[len(c.Args)-1])
+	return route{at: r.pos(c.Pos()), method: method, path: p, receiver: exprName(sel.X), handler: handler, makers: makers}, true
 }
 
 // queryGetters are the calls that read one query parameter by name:

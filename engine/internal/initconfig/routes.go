@@ -69,7 +69,8 @@ func planReady(plan *Plan, routes []route) {
 	plan.Todo = append(plan.Todo, "no route fit as the ready path: none at /healthz, /readyz, /health, /ready, /livez, /status, /ping or /, and no other GET route without path parameters outside /metrics and /debug (routes registered through a variable or a framework init does not read are invisible to it); set service.ready to a path that answers 2xx once the service is ready, like a /healthz handler")
 }
 
-func planRequests(plan *Plan, routes []route, params map[string][]string) {
+func planRequests(plan *Plan, routes []route, f *facts) {
+	params := f.queryParams
 	seen := map[string]bool{plan.Ready: true}
 	var chosen, where, guessed []string
 	skipped := 0
@@ -77,7 +78,7 @@ func planRequests(plan *Plan, routes []route, params map[string][]string) {
 		if !r.gettable() || seen[r.path] {
 			continue
 		}
-		if r.hasParameters() || isRisky(r.path) || isReadyLike(r.path) {
+		if r.hasParameters() || isRisky(r.path) || isReadyLike(r.path) || f.unfitRoute(r) {
 			skipped++
 			continue
 		}
@@ -99,7 +100,7 @@ func planRequests(plan *Plan, routes []route, params map[string][]string) {
 	plan.Requests = chosen
 	plan.Why["load.requests"] = fmt.Sprintf("GET routes registered at %s", strings.Join(where, ", "))
 	if skipped > 0 {
-		plan.Why["load.requests"] += fmt.Sprintf("; left out: %d more with path parameters, or that look like they stream, wait, redirect or need credentials", skipped)
+		plan.Why["load.requests"] += fmt.Sprintf("; left out: %d more with path parameters, or that look like they stream, take the connection over, read files, wait, redirect or need credentials", skipped)
 	}
 	if len(guessed) > 0 {
 		plan.Why["load.requests"] += fmt.Sprintf("; the handlers of %s read the query parameters given, set to 1 as a placeholder", strings.Join(guessed, ", "))

@@ -70,6 +70,22 @@ func (g valueGraph) resolve(start refs) []source {
 	return dedupe(sources)
 }
 
+// resolvePrecisely is resolve of a selector's qualified names alone
+// (Web.Addr) when they lead anywhere, and of every name otherwise: a field
+// called Addr is read by more than one listener.
+func (g valueGraph) resolvePrecisely(start refs) []source {
+	qualified := refs{sources: start.sources}
+	for _, n := range start.names {
+		if strings.Contains(n, ".") {
+			qualified.names = append(qualified.names, n)
+		}
+	}
+	if s := g.resolve(qualified); len(s) > len(start.sources) {
+		return s
+	}
+	return g.resolve(start)
+}
+
 func dedupe(sources []source) []source {
 	seen := map[source]bool{}
 	var out []source
@@ -111,7 +127,13 @@ func (g valueGraph) refsOf(e ast.Expr, imports map[string]bool) refs {
 			}
 			// s.config.Port is Port: following config too would pull in
 			// every field assigned anywhere to anything called config.
+			// cfg.Web.Addr is also Web.Addr, the name envconfig's
+			// variables are bound to (envconfig.go): inbucket's SMTP and
+			// web listeners both read a field called Addr.
 			r.names = append(r.names, x.Sel.Name)
+			if inner, ok := x.X.(*ast.SelectorExpr); ok {
+				r.names = append(r.names, inner.Sel.Name+"."+x.Sel.Name)
+			}
 			return false
 		case *ast.Ident:
 			if !imports[x.Name] {

@@ -33,6 +33,9 @@ func ConfigYAML(plan *Plan, modulePath string) string {
 		fmt.Fprintf(&b, "  args: [%s]\n", strings.Join(quoted, ", "))
 	}
 	if len(plan.Env) > 0 {
+		if why := plan.Why["service.env"]; why != "" {
+			comment(&b, "  ", why+".")
+		}
 		b.WriteString("  env:\n")
 		for _, kv := range plan.Env {
 			fmt.Fprintf(&b, "    %s: %s\n", quote(kv[0]), quote(kv[1]))
