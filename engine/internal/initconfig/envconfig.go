@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -93,12 +92,7 @@ func (f *facts) envconfigFields(st *ast.StructType, prefix, parent string, at po
 		return // a struct that contains itself through pointers
 	}
 	for _, field := range st.Fields.List {
-		tag := reflect.StructTag("")
-		if field.Tag != nil {
-			if t, err := strconv.Unquote(field.Tag.Value); err == nil {
-				tag = reflect.StructTag(t)
-			}
-		}
+		tag := fieldTag(field)
 		if tag.Get("ignored") == "true" {
 			continue
 		}

@@ -191,22 +191,32 @@ func contains(list []string, s string) bool {
 // the HTTP one) a free port of its own, 127.0.0.1:0: base and head run at
 // the same time, and the second to start would find a fixed port taken.
 func planOtherListeners(plan *Plan, f *facts) {
-	set := map[string]bool{}
-	for _, kv := range plan.Env {
-		set[kv[0]] = true
-	}
+	set := envSet(plan)
 	var named []string
+	var at position
 	for _, l := range f.envListens {
 		if set[l.name] {
 			continue
+		}
+		if len(named) == 0 {
+			at = l.at
 		}
 		set[l.name] = true
 		plan.Env = append(plan.Env, [2]string{l.name, "127.0.0.1:0"})
 		named = append(named, fmt.Sprintf("$%s (default %s)", l.name, l.value))
 	}
 	if len(named) > 0 {
-		plan.Why["service.env"] = fmt.Sprintf("%s, read at %s, are other listeners of the service: each gets a free port (127.0.0.1:0), because base and head run at the same time and the second to start would find a fixed port taken", strings.Join(named, ", "), f.envListens[0].at)
+		plan.Why["service.env"] = fmt.Sprintf("%s, read at %s, are other listeners of the service: each gets a free port (127.0.0.1:0), because base and head run at the same time and the second to start would find a fixed port taken", strings.Join(named, ", "), at)
 	}
+}
+
+// envSet is the set of variables perfgate.yml's service.env sets so far.
+func envSet(plan *Plan) map[string]bool {
+	set := map[string]bool{}
+	for _, kv := range plan.Env {
+		set[kv[0]] = true
+	}
+	return set
 }
 
 // planEnvironment lists the environment variables the service reads that
@@ -214,10 +224,7 @@ func planOtherListeners(plan *Plan, f *facts) {
 // HOME, TMPDIR and GOMAXPROCS, so a variable the service needs (a
 // database's URL) must be written in service.env.
 func planEnvironment(plan *Plan, f *facts, addressSources []source) {
-	set := map[string]bool{}
-	for _, kv := range plan.Env {
-		set[kv[0]] = true
-	}
+	set := envSet(plan)
 	for _, s := range addressSources {
 		if s.kind == fromEnv {
 			set[s.name] = true

@@ -46,8 +46,11 @@ func (r *fileReader) noteUnfitCalls(fn *ast.FuncDecl) {
 // unfit reports whether the function, or one it calls by name up to two
 // calls deep, makes one of the unfit calls.
 func (f *facts) unfit(fn string) bool {
+	if fn == "" {
+		return false
+	}
 	level := []string{fn}
-	for depth := 0; depth < 3 && fn != ""; depth++ {
+	for depth := 0; depth < 3; depth++ {
 		var next []string
 		for _, g := range level {
 			if f.unfitFuncs[g] != "" {

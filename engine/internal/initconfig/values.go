@@ -236,12 +236,9 @@ func (g valueGraph) envTags(st *ast.StructType) []string {
 		if field.Tag == nil || len(field.Names) == 0 {
 			continue
 		}
-		tag, err := strconv.Unquote(field.Tag.Value)
-		if err != nil {
-			continue
-		}
+		tag := fieldTag(field)
 		for _, key := range []string{"env", "envconfig"} {
-			name, _, _ := strings.Cut(reflect.StructTag(tag).Get(key), ",")
+			name, _, _ := strings.Cut(tag.Get(key), ",")
 			if isEnvName(name) {
 				g.add(field.Names[0].Name, refs{sources: []source{{kind: fromEnv, name: name}}})
 				names = append(names, name)
@@ -261,13 +258,22 @@ func configKeyTags(st *ast.StructType) [][2]string {
 		if field.Tag == nil || len(field.Names) == 0 {
 			continue
 		}
-		tag, err := strconv.Unquote(field.Tag.Value)
-		if err != nil {
-			continue
-		}
-		if key, _, _ := strings.Cut(reflect.StructTag(tag).Get("mapstructure"), ","); key != "" && key != "-" {
+		if key, _, _ := strings.Cut(fieldTag(field).Get("mapstructure"), ","); key != "" && key != "-" {
 			out = append(out, [2]string{field.Names[0].Name, key})
 		}
 	}
 	return out
+}
+
+// fieldTag is a struct field's tag, empty when it has none or it is not a
+// valid string literal.
+func fieldTag(field *ast.Field) reflect.StructTag {
+	if field.Tag == nil {
+		return ""
+	}
+	tag, err := strconv.Unquote(field.Tag.Value)
+	if err != nil {
+		return ""
+	}
+	return reflect.StructTag(tag)
 }
