@@ -73,8 +73,36 @@ func regressionSteps(rep *report.Report, links Links) string {
 		// where a reader decides to add it.
 		accept = fmt.Sprintf("add the label %s (write access, after the last push) or %s", Code(links.AcceptLabel), accept)
 	}
-	fixes = append(fixes, "fix it, starting from the functions below; or, if intended, "+accept)
+	fixes = append(fixes, fixStart(rep)+"; or, if intended, "+accept)
 	return strings.Join(fixes, "; ") + "." + checkSentence(rep)
+}
+
+// fixStart says where fixing a regressed cost starts: the functions table
+// when the comment shows one, else what the comment does show, and why
+// there is no table (a comment that points at "the functions below" with
+// none below sends the reader looking for nothing).
+func fixStart(rep *report.Report) string {
+	if fs, _ := ReviewedFunctions(rep); len(fs) > 0 {
+		return "fix it, starting from the functions below"
+	}
+	why := "no function changed beyond the profiles' noise"
+	if !profiled(rep) {
+		why = "no profiles were captured, so no function is named"
+	}
+	if endpointsLine(rep) != "" {
+		return "fix it, starting from the request lines that regressed (below; " + why + ")"
+	}
+	return "fix it, starting from the diff (" + why + ")"
+}
+
+// profiled says whether any run of the gate captured a profile.
+func profiled(rep *report.Report) bool {
+	for _, r := range rep.Runs {
+		if len(r.Profiles) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSentence says what this verdict does to the check under the

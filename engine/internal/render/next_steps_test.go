@@ -38,3 +38,30 @@ func TestNextStepsOfAFailuresRegression(t *testing.T) {
 		})
 	}
 }
+
+// "Starting from the functions below" is true only when the comment shows
+// a functions table: the endpoint run (a route that waits, whose CPU cost
+// no function outside the runtime carries) has none, and its comment must
+// point at what it does show.
+func TestFixStartsWhereTheCommentPoints(t *testing.T) {
+	for _, scenario := range []string{"regression", "endpoint"} {
+		t.Run(scenario, func(t *testing.T) {
+			rep := realReport(t, scenario)
+			steps := nextSteps(rep, Links{})
+			table := functionsSection(rep, Links{}) != ""
+			if says := strings.Contains(steps, "the functions below"); says != table {
+				t.Errorf("next steps %q point at the functions below: %v; the comment shows a functions table: %v", steps, says, table)
+			}
+			if !table && endpointsLine(rep) != "" && !strings.Contains(steps, "the request lines that regressed") {
+				t.Errorf("next steps %q do not point at the request lines that regressed, which the comment shows", steps)
+			}
+		})
+	}
+	noProfiles := realReport(t, "endpoint")
+	for i := range noProfiles.Runs {
+		noProfiles.Runs[i].Profiles = nil
+	}
+	if steps := nextSteps(noProfiles, Links{}); !strings.Contains(steps, "no profiles were captured") {
+		t.Errorf("next steps %q of a gate without profiles do not say so", steps)
+	}
+}
