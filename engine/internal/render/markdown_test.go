@@ -217,6 +217,3 @@ func TestReadReportRejectsHostileJSON(t *testing.T) {
 	}
 }
 
-func TestMarkdownDuet(t *testing.T) {
-	golden(t, "duet.md", Markdown(duetReport(t)))
-}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,21 +9,13 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-// duetReport is a real six-round A/A duet measured on this project's
-// example service (testdata/duet.json: /tmp/duet/out-aa/report.json
-// without its flame graphs, profiles and raw counters).
+// duetReport is a real A/A duet of this project's example service, as
+// scripts/goldens.sh records it (its "pass" scenario): a report of the
+// engine as it is, so that what the page and the terminal show of it is
+// what a gate today would show.
 func duetReport(t *testing.T) *report.Report {
 	t.Helper()
-	f, err := os.Open("testdata/duet.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := ReadReport(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+	return realReport(t, "pass")
 }
 
 // pairsReport is a report of n rounds whose head costs ratios[i] times
@@ -62,8 +53,8 @@ func TestMethod(t *testing.T) {
 		rep  *report.Report
 		want string
 	}{
-		{"real duet, nothing detectable", duetReport(t),
-			"Measured as a duet: 6 rounds of 5s (base and head at the same time on the same CPUs), per-round spread 1.6%; 6 rounds are too few to detect any change of CPU/request at alpha 0.01."},
+		{"a real A/A duet", duetReport(t),
+			"Measured as a duet: 14 rounds of 5s (base and head at the same time on the same CPUs), per-round spread 1.0%, could detect ≥ 2.4% (1.9% to 2.7%) CPU/request."},
 		{"duet", detectable(pairsReport("duet", []float64{1.01, 1.02, 1.00, 1.01}, nil), 0.012),
 			"Measured as a duet: 4 rounds of 10s (base and head at the same time on the same CPUs), per-round spread 0.8%, could detect ≥ 1.2% CPU/request."},
 		{"duet with an invalid round replaced", detectable(pairsReport("duet", []float64{1.01, 1.02, 1.00, 1.01, 1.01}, map[int]string{2: "OOM-killed"}), 0.012),
