@@ -23,7 +23,7 @@ func endpointsSection(rep *report.Report) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<details><summary>Per endpoint (%s)</summary>\n\n", endpointsSummary(rep.Endpoints))
-	b.WriteString("| request | metric | base | head | Δ | confidence interval | p | outcome |\n|---|---|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("| request | metric | base (median) | head (median) | Δ (paired) | confidence interval | p | outcome |\n|---|---|--:|--:|--:|--:|--:|---|\n")
 	for _, e := range rep.Endpoints {
 		request := fmt.Sprintf("%s<br><sub>%d pairs · %s req/window</sub>", Code(e.Method+" "+e.Path), e.Pairs, metric.Number(e.BaseRequests))
 		if len(e.Metrics)+len(e.Summary) == 0 {

@@ -179,7 +179,7 @@ func commentDisagreements(rep *report.Report, md string) disagreements {
 		}
 	}
 	// The statistics' table: p and the interval's level per metric.
-	for _, cells := range tableRows(md, "| metric | base | head | Δ | confidence interval | p |") {
+	for _, cells := range tableRows(md, "| metric | base (median) | head (median) | Δ (paired) | confidence interval | p |") {
 		m, ok := metricByTitle(rep, cells[0])
 		if !ok {
 			t.Errorf("statistics row %q names no metric of report.json", cells[0])

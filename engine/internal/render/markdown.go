@@ -189,7 +189,7 @@ func metricsSection(rep *report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| metric | base | head | Δ | confidence interval | p | outcome | could detect |\n|---|--:|--:|--:|--:|--:|---|--:|\n")
+	b.WriteString("| metric | base (median) | head (median) | Δ (paired) | confidence interval | p | outcome | could detect |\n|---|--:|--:|--:|--:|--:|---|--:|\n")
 	for _, m := range rep.Metrics {
 		c := metric.Of(m)
 		outcome := m.Outcome
@@ -213,7 +213,7 @@ func metricsSection(rep *report.Report) string {
 const pNote = "p is one-sided in the direction of the change, against a change of half the threshold (an increase on a row that rose, a decrease on one that fell), adjusted for the gating metrics and the look; a regression needs p ≤ alpha and the estimate above the threshold."
 
 // likelyRangeNote ties the statistics' table to the first screen's words.
-const likelyRangeNote = "Δ is the paired estimate over the rounds (the first screen's change) and the confidence interval is the first screen's likely range."
+const likelyRangeNote = "Δ is the paired estimate over the rounds (the first screen's change), which need not match the medians beside it (a p99 can fall from median to median and still rise in most rounds), and the confidence interval is the first screen's likely range."
 
 // shown passes a formatted figure of a catalog metric as it is (numbers
 // and the catalog's own units), and escapes one of a metric the report
