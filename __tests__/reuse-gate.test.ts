@@ -8,7 +8,7 @@ import { recorded, reset } from './support/core-fake.js'
 import { FakeGitHub } from './support/fake-github.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
-const { acceptLabelChanged, reuseEarlierGate, withNote } = await import('../src/reuse-gate.js')
+const { labelChanged, reuseEarlierGate, withNote } = await import('../src/reuse-gate.js')
 const { workflowFile } = await import('../src/earlier-gate.js')
 const { describeEvent } = await import('../src/event.js')
 const { getInputs } = await import('../src/inputs.js')
@@ -119,7 +119,7 @@ const reuse = (action: string, name = label) =>
 const engineCalls = (): string[] => (existsSync(engineLog) ? readFileSync(engineLog, 'utf8').trim().split('\n') : [])
 const log = (): string => recorded.infos.join('\n')
 
-describe('an accept label added or removed', () => {
+describe('a label added or removed', () => {
   it("added after a gate of the same commit: that gate's regression is re-rendered as accepted, nothing is measured", async () => {
     gh.addLabel(7, label, 'alice')
     const reused = await reuse('labeled')
@@ -227,23 +227,32 @@ describe('an accept label added or removed', () => {
     expect(gh.requests).toEqual([])
   })
 
-  it('another label, or a push: measures without asking anything', async () => {
-    expect(await reuse('labeled', 'bug')).toBeUndefined()
+  it("another label (a triage bot's): re-renders the same gate, with the acceptance as it is", async () => {
+    gh.addLabel(7, label, 'alice')
+    const reused = await reuse('labeled', 'size/L')
+    expect(reused, log()).toBeDefined()
+    expect(reused!.markdown).toContain("Re-rendered from run 4990's measurement")
+    expect(reused!.acceptance).toEqual({ label, by: 'alice' })
+    expect(engineCalls().every((c) => c === 'report')).toBe(true)
+  })
+
+  it('a push: measures without asking anything', async () => {
     expect(await reuse('synchronize')).toBeUndefined()
+    expect(await reuse('opened')).toBeUndefined()
     expect(gh.requests).toEqual([])
     expect(engineCalls()).toEqual([])
   })
 })
 
-describe('acceptLabelChanged', () => {
-  it('is the accept label added or removed on a pull_request event, compared without case', () => {
-    expect(acceptLabelChanged('pull_request', payload('labeled', 'PerfGate:Accept'), label)).toBe(true)
-    expect(acceptLabelChanged('pull_request', payload('unlabeled'), label)).toBe(true)
-    expect(acceptLabelChanged('pull_request', payload('synchronize'), label)).toBe(false)
-    expect(acceptLabelChanged('pull_request', payload('labeled', 'bug'), label)).toBe(false)
-    expect(acceptLabelChanged('pull_request', payload('labeled'), '')).toBe(false)
-    expect(acceptLabelChanged('pull_request_target', payload('labeled'), label)).toBe(false)
-    expect(acceptLabelChanged('pull_request', { action: 'labeled' }, label)).toBe(false)
+describe('labelChanged', () => {
+  it('is any label added or removed on a pull_request event; nothing else', () => {
+    expect(labelChanged('pull_request', payload('labeled', 'PerfGate:Accept'))).toBe(true)
+    expect(labelChanged('pull_request', payload('unlabeled'))).toBe(true)
+    expect(labelChanged('pull_request', payload('labeled', 'bug'))).toBe(true)
+    expect(labelChanged('pull_request', payload('synchronize'))).toBe(false)
+    expect(labelChanged('pull_request', payload('opened'))).toBe(false)
+    expect(labelChanged('pull_request_target', payload('labeled'))).toBe(false)
+    expect(labelChanged('push', payload('labeled'))).toBe(false)
   })
 })
 

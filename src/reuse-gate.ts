@@ -26,20 +26,21 @@ export interface ReusedGate {
 }
 
 /**
- * acceptLabelChanged says whether the event is the accept label being
- * added to or removed from a pull request: the one change that cannot
- * move a measurement. Label names compare without case, as GitHub's do.
+ * labelChanged says whether the event is a label added to or removed from
+ * a pull request: a change that cannot move a measurement, whichever the
+ * label (the accept label, or a triage bot's "size/L"). Only a push changes
+ * the code; re-measuring on every label would cost a whole gate each time,
+ * and, with the examples' cancel-in-progress, cancel the gate the push
+ * started.
  */
-export function acceptLabelChanged(eventName: string, payload: Record<string, unknown>, acceptLabel: string): boolean {
-  if (eventName !== 'pull_request' || acceptLabel === '') return false
-  if (payload.action !== 'labeled' && payload.action !== 'unlabeled') return false
-  const label = payload.label as { name?: unknown } | undefined
-  return typeof label?.name === 'string' && label.name.toLowerCase() === acceptLabel.toLowerCase()
+export function labelChanged(eventName: string, payload: Record<string, unknown>): boolean {
+  if (eventName !== 'pull_request') return false
+  return payload.action === 'labeled' || payload.action === 'unlabeled'
 }
 
 /**
- * reuseEarlierGate answers an accept label added or removed without
- * measuring again: it finds the last gate of the same head commit (a run
+ * reuseEarlierGate answers a label added or removed without measuring
+ * again: it finds the last gate of the same head commit (a run
  * of this workflow and its results artifact), checks with the engine that
  * its report.json is a complete gate of that commit, and renders it with
  * the acceptance as it is now. undefined means main measures as usual;
@@ -55,17 +56,17 @@ export async function reuseEarlierGate(
   engine: () => Promise<string>,
 ): Promise<ReusedGate | undefined> {
   const pr = event.pullRequest
-  if (!pr || !acceptLabelChanged(event.name, payload, inputs.acceptLabel)) return undefined
+  if (!pr || !labelChanged(event.name, payload)) return undefined
   if (inputs.comment === 'never') {
     // The fork-safe setup's stage one: stage two comments from this run's
     // own artifact, which only a measurement uploads.
     core.info(
-      `the label ${inputs.acceptLabel} changed, but with comment: never another stage comments from this run's artifact: measuring again`,
+      `a label changed, but with comment: never another stage comments from this run's artifact: measuring again`,
     )
     return undefined
   }
   const sha = pr.headSha
-  return core.group(`Reuse the last gate of ${sha.slice(0, 12)}: only the label ${inputs.acceptLabel} changed`, async () => {
+  return core.group(`Reuse the last gate of ${sha.slice(0, 12)}: only a label changed`, async () => {
     try {
       const reused = await reuse(inputs, event, pr.number, sha, engine)
       if ('none' in reused) {

@@ -20,13 +20,11 @@ const workflowBody = `name: perfgate
 
 on:
   pull_request:
-    # labeled/unlabeled: adding or removing the accept label (perfgate:accept)
-    # decides again from the last gate of the same head commit, without
-    # measuring (its results artifact, read with actions: read; if there is
-    # none, it measures). Any other label re-measures: pull_request cannot
-    # filter by label name, and skipping the job with an if: on
-    # github.event.label.name is not safe (a job skipped by a condition
-    # reports success, which would turn a failing required check green).
+    # labeled/unlabeled: adding or removing a label (the accept label,
+    # perfgate:accept, or any other) decides again from the last gate of the
+    # same head commit, without measuring (its results artifact, read with
+    # actions: read; if there is none, it measures): a label cannot change a
+    # measurement. Only a push measures again.
     types: [opened, synchronize, reopened, labeled, unlabeled]
 
 # A new push to the pull request replaces the run for the old head.
