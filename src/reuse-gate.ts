@@ -60,9 +60,7 @@ export async function reuseEarlierGate(
   if (inputs.comment === 'never') {
     // The fork-safe setup's stage one: stage two comments from this run's
     // own artifact, which only a measurement uploads.
-    core.info(
-      `a label changed, but with comment: never another stage comments from this run's artifact: measuring again`,
-    )
+    core.info(`a label changed, but with comment: never another stage comments from this run's artifact: measuring again`)
     return undefined
   }
   const sha = pr.headSha
