@@ -8,6 +8,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -150,6 +152,10 @@ func Load(path string) (*Config, error) {
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			e.Want = "a perfgate.yml at that path (see the README for an example)"
+		}
+		if u, ok := privilege.Invoker(); ok && errors.Is(err, fs.ErrPermission) {
+			e.Problem = fmt.Sprintf("cannot be read by uid %d, who ran perfgate through sudo (perfgate reads it with that user's rights, not root's)", u.UID)
+			e.Want = "a perfgate.yml that user can read, such as the one in their checkout"
 		}
 		return nil, e
 	}

@@ -3,7 +3,8 @@ package config
 import (
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 )
 
 // The limits on what a perfgate.yml may hold. The file comes from the pull
@@ -22,9 +23,12 @@ const (
 )
 
 // readFile reads a perfgate.yml of at most MaxFileBytes; a larger one is a
-// *Error naming the file, its size and the limit, read no further.
+// *Error naming the file, its size and the limit, read no further. Under
+// sudo it opens the file as the user who ran sudo: the pull request names
+// it (or links it somewhere), root would read anything, and a line of
+// what it read comes back in the error of a file that does not parse.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := privilege.OpenAsInvoker(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package privilege
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +13,7 @@ import (
 // stand in for it), whatever perfgate itself could read; one the invoker
 // owns, or anyone may read, is not; without sudo nothing is checked.
 func TestCheckInvokerCanRead(t *testing.T) {
-	dir := t.TempDir()
+	dir := passable(t, t.TempDir())
 	file := func(name string, mode os.FileMode, uid int) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("x"), mode); err != nil {
@@ -48,4 +50,82 @@ func TestCheckInvokerCanRead(t *testing.T) {
 			t.Errorf("%s: %v, want readable", filepath.Base(p), err)
 		}
 	}
+}
+
+// OpenAsInvoker opens as the invoker would: the directories on the way and
+// the links followed count, not only the file's own mode bits, and the
+// identity stays on the thread that opened (root reads on elsewhere).
+func TestOpenAsInvokerReadsOnlyWhatTheInvokerCould(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("under sudo perfgate is root; this needs root")
+	}
+	open := passable(t, t.TempDir())
+	closed := filepath.Join(open, "closed") // root's, 0700: the invoker cannot pass
+	if err := os.Mkdir(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(path string, mode os.FileMode) string {
+		if err := os.WriteFile(path, []byte("secret"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	rootOnly := write(filepath.Join(open, "root-only"), 0o600)
+	readable := write(filepath.Join(open, "perfgate.yml"), 0o644)
+	hidden := write(filepath.Join(closed, "key"), 0o644) // readable bits, unreachable directory
+	linkToRootOnly := filepath.Join(open, "link-to-root-only.yml")
+	linkToHidden := filepath.Join(open, "link-to-hidden.yml")
+	for link, to := range map[string]string{linkToRootOnly: rootOnly, linkToHidden: hidden} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Setenv("SUDO_UID", "4242")
+	t.Setenv("SUDO_GID", "4242")
+	if f, err := OpenAsInvoker(readable); err != nil {
+		t.Errorf("a file the invoker can read: %v", err)
+	} else {
+		f.Close()
+	}
+	for _, p := range []string{rootOnly, hidden, linkToRootOnly, linkToHidden} {
+		f, err := OpenAsInvoker(p)
+		if err == nil {
+			f.Close()
+			t.Errorf("%s: opened as uid 4242, want permission denied", p)
+		} else if !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("%s: %v, want permission denied", p, err)
+		}
+		if err := CheckInvokerCanRead(p); err == nil || !strings.Contains(err.Error(), "not readable by uid 4242") {
+			t.Errorf("%s: CheckInvokerCanRead = %v, want a refusal naming the invoker", p, err)
+		}
+	}
+	// perfgate's other threads are still root's: many opens as the invoker,
+	// each on a thread that ends with it, and root reads on meanwhile.
+	for range 50 {
+		if f, err := OpenAsInvoker(rootOnly); err == nil {
+			f.Close()
+			t.Fatal("opened a root-only file as the invoker")
+		}
+		if _, err := os.ReadFile(hidden); err != nil {
+			t.Fatalf("root can no longer read its own file: %v", err)
+		}
+	}
+}
+
+// passable opens dir and the test's directory above it (both 0700 as
+// t.TempDir makes them) for anyone to pass through, as a checkout's
+// directories are: what the invoker may read in it is then up to each
+// file.
+func passable(t *testing.T, dir string) string {
+	t.Helper()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
