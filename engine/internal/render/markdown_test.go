@@ -216,4 +216,3 @@ func TestReadReportRejectsHostileJSON(t *testing.T) {
 		t.Errorf("a 100k-character reason rendered into %d characters", len(md))
 	}
 }
-
