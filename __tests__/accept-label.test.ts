@@ -29,7 +29,7 @@ afterEach(async () => {
 })
 
 /** gate is what main decides for a regression: who accepted it, and the failure ('' passes). */
-async function gate(extra: { bots?: string[]; headPushedAt?: string } = {}): Promise<{ by: string; failure: string }> {
+async function gate(extra: { bots?: string[]; headPushedAt?: string; workflow?: string } = {}): Promise<{ by: string; failure: string }> {
   const { acceptance } = await acceptRegression(octokit, { ...target(), ...extra })
   return { by: acceptance?.by ?? '', failure: failureFor('regression', 'cpu +20%', 'regression', acceptance) }
 }
@@ -153,16 +153,70 @@ describe('the accept label binds to the head commit and to a role', () => {
     }
   })
 
-  it('a commit pushed after the label with a committer date before it: the timeline alone is fooled, the push time of this run is not', async () => {
+  it('a commit pushed after the label with a committer date before it: the timeline alone is fooled; the push time of this run, or the first run for the commit, is not', async () => {
     gh.push(7, 'a'.repeat(40))
     gh.addLabel(7, label, 'alice') // at minute 1
     gh.push(7, head, '2026-01-01T00:00:30Z') // backdated: the timeline places the commit before the label
-    // A run started by another event reads only the timeline: the documented limit.
+    // Without the workflow to date the push by, only the timeline: fooled.
     expect((await gate()).failure).toBe('')
     // The run the push started knows when the push happened (its payload's updated_at).
     reset()
     expect(await gate({ headPushedAt: '2026-01-01T00:05:00Z' })).toEqual({ by: '', failure: 'performance regression: cpu +20%' })
     expect(recorded.warnings[0]).toMatch(/before the latest push/)
+    // A run another event started (a label, the comment stage) dates the
+    // push by the first run of the gate's workflow for the commit: GitHub
+    // created it after the push, at 00:05, whatever the commit says.
+    gh.workflowRuns = [
+      { id: 12, workflow: 'pr-gate.yml', headSha: head, event: 'pull_request', pullNumbers: [7], createdAt: '2026-01-01T00:09:00Z' },
+      { id: 11, workflow: 'pr-gate.yml', headSha: head, event: 'pull_request', pullNumbers: [7], createdAt: '2026-01-01T00:05:10Z' },
+    ]
+    reset()
+    expect(await gate({ workflow: 'pr-gate.yml' })).toEqual({ by: '', failure: 'performance regression: cpu +20%' })
+    expect(recorded.warnings[0]).toMatch(/before the latest push/)
+  })
+
+  it('the first run for the commit: before the label accepts; one listed for another pull request, or another fork, does not date this push', async () => {
+    gh.push(7, head)
+    gh.addLabel(7, label, 'alice') // at minute 1
+    const run = (id: number, createdAt: string, more: Record<string, unknown> = {}) => ({
+      id,
+      workflow: 'pr-gate.yml',
+      headSha: head,
+      event: 'pull_request',
+      pullNumbers: [7],
+      createdAt,
+      ...more,
+    })
+    gh.workflowRuns = [run(21, '2026-01-01T00:03:00Z'), run(20, '2026-01-01T00:00:40Z')]
+    expect(await gate({ workflow: 'pr-gate.yml' })).toEqual({ by: 'alice', failure: '' })
+    // The commit ran first for pull request #8 (or from another fork,
+    // which lists none): that says nothing about when it reached #7.
+    for (const other of [{ pullNumbers: [8] }, { pullNumbers: [], headRepository: 'mallory/shop' }]) {
+      gh.workflowRuns = [run(21, '2026-01-01T00:03:00Z'), run(20, '2026-01-01T00:00:40Z', other)]
+      reset()
+      expect((await gate({ workflow: 'pr-gate.yml' })).failure, JSON.stringify(other)).toBe('performance regression: cpu +20%')
+      expect(recorded.warnings[0]).toMatch(/before the latest push/)
+    }
+    // A fork's own run (no pull request listed) counts, by its head.
+    gh.pulls = [{ number: 7, headSha: head, headRepo: 'mallory/shop', headRef: 'faster', state: 'open' }]
+    gh.workflowRuns = [run(20, '2026-01-01T00:00:40Z', { pullNumbers: [], headRepository: 'mallory/shop', headBranch: 'faster' })]
+    reset()
+    expect(await gate({ workflow: 'pr-gate.yml' })).toEqual({ by: 'alice', failure: '' })
+  })
+
+  it('the runs cannot be listed (no actions: read), or none ran for the commit: ignored, saying why and what to give the job', async () => {
+    gh.push(7, head)
+    gh.addLabel(7, label, 'alice')
+    gh.workflowRuns = [{ id: 20, workflow: 'pr-gate.yml', headSha: head, event: 'pull_request', pullNumbers: [7] }]
+    gh.fail('GET /repos/acme/shop/actions/workflows/pr-gate.yml/runs', { status: 403, message: 'Resource not accessible by integration' })
+    expect((await gate({ workflow: 'pr-gate.yml' })).failure).toBe('performance regression: cpu +20%')
+    expect(recorded.warnings[0]).toMatch(
+      /^The label perfgate:accept was added by @alice, but when fffffff was pushed cannot be read \(the runs of the workflow for it cannot be listed: .*Resource not accessible by integration.*\), so the label cannot be shown to be newer; give the job `permissions: actions: read`/,
+    )
+    gh.workflowRuns = []
+    reset()
+    expect((await gate({ workflow: 'pr-gate.yml' })).failure).toBe('performance regression: cpu +20%')
+    expect(recorded.warnings[0]).toMatch(/no run of the workflow on a pull request event has measured it/)
   })
 
   it('added by someone with triage, read or a custom role without write: ignored, naming the role', async () => {

@@ -47,6 +47,7 @@ describe('describeEvent', () => {
       context('workflow_run', {
         workflow_run: {
           id: 42,
+          workflow_id: 161335,
           run_attempt: 3,
           event: 'pull_request',
           head_sha: 'd'.repeat(40),
@@ -59,6 +60,7 @@ describe('describeEvent', () => {
     )
     expect(info.workflowRun).toEqual({
       id: 42,
+      workflowId: 161335,
       runAttempt: 3,
       event: 'pull_request',
       headSha: 'd'.repeat(40),

@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { getErrorMessage } from './errors.js'
+import { headFirstSeenAt } from './head-seen.js'
 import { escapeMarkdown } from './markdown.js'
 import type { Octokit } from './octokit.js'
 import type { Acceptance } from './report-links.js'
@@ -20,6 +21,13 @@ export interface AcceptTarget {
    * '' when the event did not: see headPushedAt().
    */
   readonly headPushedAt?: string
+  /**
+   * workflow is the gate's workflow (file name or ID): in a run its own
+   * push did not start (a label, the fork-safe comment stage), the first
+   * run of that workflow for the head dates the push (headFirstSeenAt).
+   * Left out, only the timeline dates it.
+   */
+  readonly workflow?: string | number
 }
 
 /**
@@ -30,7 +38,8 @@ export interface AcceptTarget {
 export interface IgnoredLabel {
   readonly label: string
   readonly by: string
-  readonly why: { readonly stale: string } | { readonly role: string } | { readonly bot: true }
+  readonly why:
+    { readonly stale: string } | { readonly undated: string; readonly sha: string } | { readonly role: string } | { readonly bot: true }
 }
 
 /** LabelDecision is what the accept label decides for a regression: accepted, ignored (and why), or neither (no label). */
@@ -66,7 +75,11 @@ interface TimelineEvent {
  *  1. is later than every event that moved the head: each `committed`
  *     event (by its committer date: the timeline gives no push time for a
  *     plain push), `head_ref_force_pushed`, `head_ref_restored` and
- *     `reopened` (by created_at), and this run's own push (headPushedAt);
+ *     `reopened` (by created_at), and this run's own push (headPushedAt)
+ *     or, in a run another event started, the first run of the workflow
+ *     for the head (headFirstSeenAt: GitHub's clock, which a backdated
+ *     commit cannot move); when that cannot be read, the label is
+ *     ignored, and says why;
  *  2. was made by an account whose role on the repository is write,
  *     maintain or admin (a custom role by its base permission), or by an
  *     app (a Bot account) listed in accept-bots.
@@ -102,8 +115,19 @@ export async function findAcceptance(octokit: Octokit, target: AcceptTarget): Pr
   const ignored = (why: IgnoredLabel['why']): LabelDecision => ({ ignored: { label: present.name, by, why } })
 
   const labeledAt = time(newest.created_at)
+  let headSeenAt = ''
+  if (!target.headPushedAt && target.workflow !== undefined) {
+    try {
+      headSeenAt = await headFirstSeenAt(octokit, { owner, repo, workflow: target.workflow, pullNumber, headSha: target.headSha })
+    } catch (error) {
+      return ignored({ undated: `the runs of the workflow for it cannot be listed: ${getErrorMessage(error)}`, sha: target.headSha })
+    }
+    if (headSeenAt === '')
+      return ignored({ undated: 'no run of the workflow on a pull request event has measured it', sha: target.headSha })
+  }
   const headMovedAt = Math.max(
     time(target.headPushedAt),
+    time(headSeenAt),
     ...timeline.filter((e) => HEAD_EVENTS.has(e.event ?? '')).map((e) => time(e.event === 'committed' ? e.committer?.date : e.created_at)),
   )
   // Not strictly later (or no time to compare) is not after the push.
@@ -153,6 +177,9 @@ export function ignoredSentence(i: IgnoredLabel, quote: (text: string) => string
   const added = `The label ${quote(i.label)} was added by ${quote(`@${i.by}`)}`
   if ('stale' in i.why) {
     return `${added} before the latest push (${quote(i.why.stale.slice(0, 7))}); add it again to accept this commit.`
+  }
+  if ('undated' in i.why) {
+    return `${added}, but when ${quote(i.why.sha.slice(0, 7))} was pushed cannot be read (${quote(i.why.undated)}), so the label cannot be shown to be newer; give the job \`permissions: actions: read\` and run it again.`
   }
   if ('role' in i.why) {
     return `${added}, who has ${quote(i.why.role)} permission; acceptance needs write, maintain or admin.`

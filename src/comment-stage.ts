@@ -94,6 +94,9 @@ export async function runCommentStage(inputs: Inputs, event: EventInfo): Promise
         label: inputs.acceptLabel,
         headSha: run.headSha,
         bots: inputs.acceptBots,
+        // This stage has no push of its own to date the head by: stage
+        // one's first run for the commit does.
+        workflow: run.workflowId || undefined,
       })
       if (decision.acceptance) markdown = await linkedReport(engine.path, reportPath, links, decision.acceptance, markdown, dir, reproduce)
       markdown = withIgnoredLabel(markdown, decision)

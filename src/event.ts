@@ -25,6 +25,8 @@ export interface PullRequest {
 /** WorkflowRun is the run a workflow_run event reports on (stage one). */
 export interface WorkflowRun {
   readonly id: number
+  /** workflowId is the ID of the run's workflow (0 when the payload does not say). */
+  readonly workflowId: number
   /** runAttempt is the attempt that completed (1 when the payload does not say). */
   readonly runAttempt: number
   readonly event: string
@@ -85,6 +87,7 @@ export function describeEvent(context: EventContext): EventInfo {
       ...info,
       workflowRun: {
         id: num(run.id),
+        workflowId: num(run.workflow_id),
         runAttempt: num(run.run_attempt) || 1,
         event: str(run.event),
         headSha: str(run.head_sha),

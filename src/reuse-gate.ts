@@ -4,7 +4,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { acceptRegression, withIgnoredLabel } from './accept-label.js'
 import { reproduceFlags } from './comment-stage.js'
-import { findEarlierGate, findReportPage, type EarlierGate } from './earlier-gate.js'
+import { findEarlierGate, findReportPage, workflowFile, type EarlierGate } from './earlier-gate.js'
 import { getErrorMessage } from './errors.js'
 import type { EventInfo } from './event.js'
 import type { Inputs } from './inputs.js'
@@ -108,7 +108,8 @@ async function reuse(
   const outcome = await readVerdict(dir)
   if (!outcome || outcome.verdict === 'error') return { none: `run ${found.runId}'s report.json has no verdict to reuse` }
 
-  // The event is a label change, not a push: the timeline alone dates the head.
+  // The event is a label change, not a push: the timeline and the first
+  // run of the workflow for the commit date the head.
   const decision =
     outcome.verdict === 'regression'
       ? await acceptRegression(() => octokit, {
@@ -118,6 +119,7 @@ async function reuse(
           label: inputs.acceptLabel,
           headSha: sha,
           bots: inputs.acceptBots,
+          workflow: workflowFile(process.env.GITHUB_WORKFLOW_REF ?? '') || undefined,
         })
       : {}
   const acceptance = decision.acceptance

@@ -23,6 +23,8 @@ export interface FakePull {
   state: 'open' | 'closed'
   /** baseSha is the base commit the API reports (a placeholder when unset). */
   baseSha?: string
+  /** headRef is the head branch's name (the spec's example's when unset). */
+  headRef?: string
 }
 
 /**
@@ -53,6 +55,15 @@ export interface FakeWorkflowRun {
   runAttempt?: number
   /** pullNumbers are the pull requests GitHub lists on the run (none for a fork's). */
   pullNumbers?: number[]
+  /**
+   * createdAt is when GitHub created the run (its server clock). Unset, a
+   * minute before the timeline's first event (issueEvent: minute n of
+   * 2026): the run came before any label a test adds.
+   */
+  createdAt?: string
+  /** headBranch and headRepository are the run's head (the spec's example's when not set). */
+  headBranch?: string
+  headRepository?: string
 }
 
 export interface FakeIssue {
@@ -85,8 +96,8 @@ export class FakeGitHub {
   login: string | null = null
   /**
    * appSlug makes the token a GitHub App's installation token: it acts as
-   * <appSlug>[bot], GET /user answers 403 and GET /app names the app.
-   * Without it GET /app answers 403 too, like the workflow token.
+   * <appSlug>[bot] and GET /user answers 403. GET /app refuses every token
+   * here, as GitHub does all but the app's JWT.
    */
   appSlug: string | null = null
   /** roles are people's roles on the repository (role_name, or name:base for a custom role); anyone not listed has write. */
@@ -255,9 +266,11 @@ export class FakeGitHub {
         else send(200, { ...sample(operationId), login: this.login, type: 'User' })
         return
       case 'apps/get-authenticated':
-        if (this.appSlug === null)
-          send(403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest' })
-        else send(200, { ...sample(operationId), slug: this.appSlug, name: this.appSlug })
+        // GET /app takes the app's JWT only ("You must use a JWT to access
+        // this endpoint"); an installation token or the workflow token is
+        // refused as GitHub refuses it (octokit/auth-app.js#298,
+        // urcomputeringpal/kubevalidator#48). No token here is a JWT.
+        send(401, { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest' })
         return
       case 'repos/get-collaborator-permission-level': {
         const [role, base] = (this.roles.get(p.username) ?? 'write').split(':')
@@ -398,6 +411,9 @@ export class FakeGitHub {
               head_sha: r.headSha,
               event: r.event,
               run_attempt: r.runAttempt ?? 1,
+              created_at: r.createdAt ?? '2025-12-31T23:59:00Z',
+              ...(r.headBranch ? { head_branch: r.headBranch } : {}),
+              ...(r.headRepository ? { head_repository: { ...(run.head_repository as object), full_name: r.headRepository } } : {}),
               path: `.github/workflows/${r.workflow}`,
               pull_requests: (r.pullNumbers ?? []).map((number) => ({
                 id: number,
@@ -666,7 +682,7 @@ export class FakeGitHub {
       ...base,
       number: x.number,
       state: x.state,
-      head: { ...head, sha: x.headSha, repo: { ...repo, full_name: x.headRepo } },
+      head: { ...head, ...(x.headRef ? { ref: x.headRef } : {}), sha: x.headSha, repo: { ...repo, full_name: x.headRepo } },
       base: { ...baseRef, sha: x.baseSha ?? baseRef.sha },
     }
   }
