@@ -92,8 +92,7 @@ describe('raiseAlarm', () => {
     expect(created).toMatchObject({ action: 'created' })
     expect(gh.issues[0].login).toBe('perf-app[bot]')
     expect(await raise(alarm({ body: `${marker}\nsecond` }))).toEqual({ action: 'updated', number: gh.issues[0].number })
-    // Where GET /app is closed to the app's token too, an app's issue with the label and marker is still ours; a person's is not.
-    gh.fail('GET /app', { status: 403, message: 'Resource not accessible by integration' })
+    // The app's token cannot name its app: an app's issue with the label and marker is ours; a person's is not.
     gh.addIssue({ title: 'spoof', body: `${marker}\nolder, by a person`, state: 'open', login: 'mallory', labels: [TREND_LABEL] })
     expect(await raise(alarm({ body: `${marker}\nthird` }))).toEqual({ action: 'updated', number: gh.issues[0].number })
     expect(gh.issues).toHaveLength(2)

@@ -98,10 +98,10 @@ export async function upsertComment(
     const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: pullNumber, body })
     const author = data.user?.login ?? me
     if (author === me) return { action: 'created', id: data.id, deleted: 0 }
-    // The token writes as someone else than ownLogin could tell (an app
-    // whose GET /app is closed to its installation token): the comment
-    // just created names the author, so look among the comments already
-    // listed for its older copy.
+    // The token writes as someone else than ownLogin could tell (a GitHub
+    // App's installation token): the comment just created names the
+    // author, so look among the comments already listed for its older
+    // copy.
     const older = comments.filter((c) => c.user?.login === author && firstLine(c.body) === marker).sort((a, b) => a.id - b.id)
     if (older.length === 0) return { action: 'created', id: data.id, deleted: 0 }
     ours.push(...older, data)
@@ -121,22 +121,16 @@ export function firstLine(body: string | null | undefined): string {
 
 /**
  * ownLogin is the login of the token's identity: GET /user for a person's
- * token; else, for an installation token, GET /app names a GitHub App,
- * which writes as <slug>[bot]; else the workflow token (github.token),
- * which answers neither and acts as github-actions[bot]. Where GET /app is
- * closed to an app's token too, upsertComment learns the login from the
- * comment it creates.
+ * token; else github-actions[bot], the workflow token's. A GitHub App's
+ * installation token cannot name its app (GET /app takes the app's JWT
+ * only), so for it the guess is wrong: upsertComment then learns the login
+ * from the comment it creates, and trend-issue.ts counts any app's issue
+ * with its label and marker as its own.
  */
 export async function ownLogin(octokit: Octokit): Promise<string> {
   try {
     const { data } = await octokit.rest.users.getAuthenticated()
     return data.login
-  } catch (error) {
-    if (!refused(error)) throw error
-  }
-  try {
-    const { data } = await octokit.rest.apps.getAuthenticated()
-    if (data?.slug) return `${data.slug}[bot]`
   } catch (error) {
     if (!refused(error)) throw error
   }

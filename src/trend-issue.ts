@@ -94,9 +94,10 @@ async function findIssue(
     state: 'all',
     per_page: 100,
   })
-  // The workflow token's login is a guess when an app's token cannot name
-  // its app either (GET /app): then any app's issue with the label and the
-  // marker is ours, rather than a new issue every run. People's never are.
+  // The workflow token's login is a guess: a GitHub App's installation
+  // token cannot name its app (GET /app takes a JWT). Then any app's issue
+  // with the label and the marker is ours, rather than a new issue every
+  // run. People's never are.
   const author = (user: { login?: string; type?: string } | null | undefined): boolean =>
     user?.login === me || (me === 'github-actions[bot]' && user?.type === 'Bot')
   const ours = issues.filter((i) => !i.pull_request && author(i.user) && firstLine(i.body) === marker)
