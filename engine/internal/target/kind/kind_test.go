@@ -220,12 +220,20 @@ func TestRootRunsNoKindFromTheGivenPath(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the secure PATH applies to root only")
 	}
-	if real, err := privilege.Tool("kind"); err == nil {
-		t.Skipf("a real kind is installed (%s): Prepare would create a cluster", real)
-	}
 	perfgates := findTool
 	logPath := fakeKind(t, "", 0)
 	findTool = perfgates
+	planted := filepath.Join(filepath.Dir(logPath), "kind")
+	// The target's own lookup: a real kind (CI installs one in
+	// /usr/local/bin) or none, never the planted one.
+	if found, err := findTool("kind"); err == nil && found == planted {
+		t.Fatalf("root found kind at %s, the directory planted on PATH", found)
+	}
+	if _, err := privilege.Tool("kind"); err == nil {
+		// A real kind: Prepare would create a cluster with it; the lookup
+		// above is what decides which kind runs.
+		return
+	}
 	tg := newTarget(t.TempDir())
 	_, _ = tg.Prepare(context.Background())
 	tg.Close()
