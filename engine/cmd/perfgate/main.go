@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege"
 )
 
 const usage = `perfgate gates pull requests on the performance of Go HTTP services.
@@ -32,6 +34,12 @@ infrastructure error, 4 invalid measurement.
 `
 
 func main() {
+	// Under sudo, before anything else: the pull request's commands run as
+	// the invoker must not become root through sudo's ticket.
+	if err := privilege.RestartWithoutNewPrivileges(); err != nil {
+		fmt.Fprintf(os.Stderr, "perfgate: %v\n", err)
+		os.Exit(exitInfra)
+	}
 	os.Exit(runUntilSignalled(os.Args[1:], os.Stdout, os.Stderr))
 }
 
