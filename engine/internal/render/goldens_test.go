@@ -91,7 +91,16 @@ func (d *disagreements) Errorf(format string, args ...any) {
 
 // agrees checks that a figure shown in the comment is value.
 func (d *disagreements) agrees(where, shown string, value float64, latency bool) {
+	d.agreesIn(where, shown, value, latency, "")
+}
+
+// agreesIn is agrees for a value report.json keeps in unit: a figure shown
+// in that unit (a peak memory of "7.471 MiB", kept in MiB) is not scaled.
+func (d *disagreements) agreesIn(where, shown string, value float64, latency bool, unit string) {
 	got, tol, ok := parseShown(shown, latency)
+	if m := shownNumber.FindStringSubmatch(strings.TrimSpace(shown)); ok && m != nil && m[2] != "" && m[2] != "%" && m[2] != "pp" && strings.HasPrefix(unit, m[2]) {
+		got, tol, _ = parseShown(m[1], latency)
+	}
 	if !ok {
 		d.Errorf("%s: %q is not a figure", where, shown)
 		return
@@ -99,6 +108,27 @@ func (d *disagreements) agrees(where, shown string, value float64, latency bool)
 	if math.Abs(got-value) > tol {
 		d.Errorf("%s shows %q, but report.json says %v", where, shown, value)
 	}
+}
+
+// agreesRow checks a table row's median of base, median of head, paired
+// change and interval ("low to high", a level in parentheses after it
+// allowed) against the metric's.
+func (d *disagreements) agreesRow(name string, m report.Metric, base, head, change, interval string) {
+	latency := isLatency(m.Name)
+	d.agreesIn(name+" base", base, m.Base, latency, m.Unit)
+	d.agreesIn(name+" head", head, m.Head, latency, m.Unit)
+	d.agreesIn(name+" change", change, m.Delta, latency, m.Unit)
+	interval, _, _ = strings.Cut(interval, " (")
+	low, high, found := strings.Cut(interval, " to ")
+	if !found {
+		d.Errorf("%s interval %q is not \"low to high\"", name, interval)
+		return
+	}
+	if metric.Of(m).Scale != metric.Relative && !strings.ContainsAny(low, "%pBKMG") {
+		low += strings.TrimLeft(high, "+-0123456789.")
+	}
+	d.agreesIn(name+" interval, low", low, m.CI[0], latency, m.Unit)
+	d.agreesIn(name+" interval, high", high, m.CI[1], latency, m.Unit)
 }
 
 // metricByTitle finds the metric a first-screen row names.
@@ -109,6 +139,37 @@ func metricByTitle(rep *report.Report, title string) (report.Metric, bool) {
 		}
 	}
 	return report.Metric{}, false
+}
+
+// endpointMetric finds the metric a request table row names: the request
+// line ("GET /path") and the metric's title.
+func endpointMetric(rep *report.Report, line, title string) (report.Metric, bool) {
+	for _, e := range rep.Endpoints {
+		if e.Method+" "+e.Path != line {
+			continue
+		}
+		for _, m := range e.Metrics {
+			if strings.EqualFold(titleOf(m), title) {
+				return m, true
+			}
+		}
+	}
+	return report.Metric{}, false
+}
+
+// endpointMedian finds the median-only figure a request table row names.
+func endpointMedian(rep *report.Report, line, title string) (report.Median, bool) {
+	for _, e := range rep.Endpoints {
+		if e.Method+" "+e.Path != line {
+			continue
+		}
+		for _, md := range e.Summary {
+			if strings.EqualFold(titleOfName(md.Name), title) {
+				return md, true
+			}
+		}
+	}
+	return report.Median{}, false
 }
 
 // tableRows are the cells of the rows of the Markdown table whose header
@@ -154,20 +215,7 @@ func commentDisagreements(rep *report.Report, md string) disagreements {
 			continue
 		}
 		shownRows[m.Name] = true
-		latency := isLatency(m.Name)
-		t.agrees(cells[0]+" base", cells[1], m.Base, latency)
-		t.agrees(cells[0]+" head", cells[2], m.Head, latency)
-		t.agrees(cells[0]+" change", cells[3], m.Delta, latency)
-		low, high, found := strings.Cut(cells[4], " to ")
-		if !found {
-			t.Errorf("%s likely range %q is not \"low to high\"", cells[0], cells[4])
-		} else {
-			if metric.Of(m).Scale != metric.Relative && !strings.ContainsAny(low, "%pBKMG") {
-				low += strings.TrimLeft(high, "+-0123456789.")
-			}
-			t.agrees(cells[0]+" likely range, low", low, m.CI[0], latency)
-			t.agrees(cells[0]+" likely range, high", high, m.CI[1], latency)
-		}
+		t.agreesRow(cells[0], m, cells[1], cells[2], cells[3], cells[4])
 		if !strings.HasSuffix(cells[5], m.Outcome) {
 			t.Errorf("%s outcome %q, report.json says %s", cells[0], cells[5], m.Outcome)
 		}
@@ -185,11 +233,38 @@ func commentDisagreements(rep *report.Report, md string) disagreements {
 			t.Errorf("statistics row %q names no metric of report.json", cells[0])
 			continue
 		}
+		t.agreesRow("statistics: "+cells[0], m, cells[1], cells[2], cells[3], cells[4])
 		if want := metric.PValue(m.ShownP()); cells[5] != want {
 			t.Errorf("%s p %q, report.json says %s", cells[0], cells[5], want)
 		}
 		if want := "(" + metric.Percent(m.CILevel) + ")"; !strings.HasSuffix(cells[4], want) {
 			t.Errorf("%s interval %q is not at report.json's level %s", cells[0], cells[4], want)
+		}
+	}
+	// The request lines' table: each row's figures are its endpoint's.
+	request := ""
+	for _, cells := range tableRows(md, "| request | metric | base (median) | head (median) | Δ (paired) | confidence interval | p |") {
+		if cells[0] != "" { // a request's first row names it; its others are blank there
+			line, _, _ := strings.Cut(cells[0], "<br>")
+			request = strings.Trim(line, "`")
+		}
+		cells[0] = request
+		m, ok := endpointMetric(rep, request, cells[1])
+		if md, median := endpointMedian(rep, request, cells[1]); !ok && median {
+			// A "median only" row: medians and their change, no interval.
+			where := "request " + request + " " + cells[1]
+			t.agreesIn(where+" base", cells[2], md.Base, isLatency(md.Name), md.Unit)
+			t.agreesIn(where+" head", cells[3], md.Head, isLatency(md.Name), md.Unit)
+			t.agreesIn(where+" change", cells[4], md.Delta, isLatency(md.Name), md.Unit)
+			continue
+		}
+		if !ok {
+			t.Errorf("request row %q %q names no endpoint metric of report.json", cells[0], cells[1])
+			continue
+		}
+		t.agreesRow("request "+cells[0]+" "+cells[1], m, cells[2], cells[3], cells[4], cells[5])
+		if want := metric.PValue(m.ShownP()); cells[6] != want {
+			t.Errorf("request %s %s p %q, report.json says %s", cells[0], cells[1], cells[6], want)
 		}
 	}
 	// The footer: the rounds that counted, the window, the rate, the
@@ -261,6 +336,9 @@ func TestCommentAgreesWithReport(t *testing.T) {
 		strings.Replace(md, "| "+shownAllocs+" |", "| +1.0% |", 1),
 		regexp.MustCompile(`<sub>\d+ valid`).ReplaceAllString(md, "<sub>1000 valid"),
 		strings.Replace(md, fmt.Sprintf("(%s)**", metric.Allocs.FormatAmount(allocs.Base*allocs.Delta)), "(+1 allocs/req)**", 1),
+		// The statistics' table: a median, and a request line's change.
+		regexp.MustCompile(`(\| Allocations per request \| )[0-9.]+`).ReplaceAllString(md, "${1}1.5"),
+		regexp.MustCompile("(\\| P90 latency \\| [^|]+\\| [^|]+\\| )[+-][0-9.]+%").ReplaceAllString(md, "${1}+99.9%"),
 	} {
 		if tampered == md {
 			t.Fatal("the tampering did not change the comment; update the test to the regression run's comment")
