@@ -86,7 +86,9 @@ type Kubernetes struct {
 	// the cluster's nodes, as a list of arguments: {archive} is the
 	// docker-archive tarball and {image} its reference, like [kind, load,
 	// image-archive, "{archive}"]. Without it the images must be pullable
-	// from image_repository (push them with this command).
+	// from image_repository (push them with this command). It runs as the
+	// user who ran perfgate, with their groups (docker among them on a
+	// runner), so a gate takes it from the base revision's perfgate.yml.
 	ImageLoad []string `json:"image_load,omitempty"`
 	// ImageRepository is where the service's and the load generator's
 	// images are named: <repository>/service:<run>-<hash>; empty:

@@ -102,7 +102,7 @@ func (g *invocation) gate(ctx context.Context, o GateOptions) error {
 	if err := g.gateFromBase(ctx, base, o); err != nil {
 		return err
 	}
-	if err := g.kindFromBase(ctx, base, o); err != nil {
+	if err := g.rootKeysFromBase(ctx, base, o); err != nil {
 		return err
 	}
 	binaries, err := g.build(ctx, []tree{
