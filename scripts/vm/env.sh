@@ -41,9 +41,11 @@ qemu_pid() { pid_in "$pidfile" "$overlay"; }
 # and without the check it would receive the commands run as the VM's
 # root (sudo) and the checkout. Remote command lines are shell code: quote
 # what goes into them with q.
+# PERFGATE_VM_KNOWN_HOSTS replaces the pinned key's file (the suite's
+# check that another key is refused).
 ssh_vm() {
   ssh -q -i "$key" -p "$(cat "$portfile")" -o BatchMode=yes -o IdentitiesOnly=yes \
-    -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$known_hosts" -o GlobalKnownHostsFile=/dev/null \
+    -o StrictHostKeyChecking=yes -o UserKnownHostsFile="${PERFGATE_VM_KNOWN_HOSTS:-$known_hosts}" -o GlobalKnownHostsFile=/dev/null \
     -o HostKeyAlias=perfgate-vm -o HostKeyAlgorithms=ssh-ed25519 -o CheckHostIP=no \
     -o LogLevel=ERROR -o ConnectTimeout=5 \
     -o ServerAliveInterval=15 -o ServerAliveCountMax=8 runner@127.0.0.1 "$@"

@@ -126,6 +126,20 @@ ssh_vm "set -e
   sudo -n mount --bind /mnt/payload/node_modules $(q "$guest_checkout/node_modules")
   cp $(q "$guest_bin/$svc") $(q "/tmp/$svc")"
 
+# The pin holds: a server on the port whose key is not the one build.sh
+# baked in (here: the real guest, against another pinned key) gets no
+# command. Without the pin, whoever took the port first would.
+other_key=$(mktemp -d /tmp/perfgate-vm-hostkey.XXXXXX)
+ssh-keygen -q -t ed25519 -N '' -f "$other_key/key"
+echo "perfgate-vm $(cut -d' ' -f1,2 "$other_key/key.pub")" >"$other_key/known_hosts"
+if PERFGATE_VM_KNOWN_HOSTS=$other_key/known_hosts ssh_vm true 2>/dev/null; then
+  rm -rf "$other_key"
+  log "FAILED: ssh ran a command on a host whose key is not the pinned one"
+  exit 1
+fi
+rm -rf "$other_key"
+log "ok: ssh refuses a host whose key is not the pinned one"
+
 # --- checks -----------------------------------------------------------------
 failed=()
 # as_action CMD...: CMD as root through `sudo -n`, with the runner's PATH,
