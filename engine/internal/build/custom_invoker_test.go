@@ -6,23 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 )
 
 // service.build.command comes from the pull request: under sudo it runs as
 // the user who ran sudo (SUDO_UID and SUDO_GID stand in for it; nobody
 // exists everywhere), never as root.
 func TestCustomBuildRunsAsTheInvoker(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("under sudo perfgate is root; this needs root")
-	}
-	tree := t.TempDir()
-	for _, d := range []string{filepath.Dir(tree), tree} { // nobody writes its output here
-		if err := os.Chmod(d, 0o777); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("SUDO_UID", "65534")
-	t.Setenv("SUDO_GID", "65534")
+	privilegetest.SudoFromNobody(t)
+	tree := privilegetest.ReachableDir(t, 0o777) // nobody writes its output here
 	out := filepath.Join(tree, "service")
 	command := []string{"sh", "-c", "id -u > {out}.uid && id -G >> {out}.uid && cp /bin/true {out}"}
 	if _, err := customBuild(context.Background(), "head", tree, ".", command, out); err != nil {

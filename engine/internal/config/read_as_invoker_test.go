@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 )
 
 // Under sudo perfgate.yml is read with the rights of the user who ran
@@ -15,12 +17,7 @@ func TestLoadReadsAsTheUserWhoRanSudo(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("under sudo perfgate is root; this needs root")
 	}
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} { // 0700 as made: a checkout's are passable
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := privilegetest.ReachableDir(t, 0o755)
 	shadow := filepath.Join(dir, "shadow")
 	if err := os.WriteFile(shadow, []byte("root:$6$SECRETHASH:19000:0:99999:7:::\n"), 0o600); err != nil {
 		t.Fatal(err)

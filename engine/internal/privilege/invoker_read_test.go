@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 )
 
 // A file only root may read is refused under sudo (SUDO_UID and SUDO_GID
 // stand in for it), whatever perfgate itself could read; one the invoker
 // owns, or anyone may read, is not; without sudo nothing is checked.
 func TestCheckInvokerCanRead(t *testing.T) {
-	dir := passable(t, t.TempDir())
+	dir := privilegetest.ReachableDir(t, 0o755)
 	file := func(name string, mode os.FileMode, uid int) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("x"), mode); err != nil {
@@ -59,7 +61,7 @@ func TestOpenAsInvokerReadsOnlyWhatTheInvokerCould(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("under sudo perfgate is root; this needs root")
 	}
-	open := passable(t, t.TempDir())
+	open := privilegetest.ReachableDir(t, 0o755)
 	closed := filepath.Join(open, "closed") // root's, 0700: the invoker cannot pass
 	if err := os.Mkdir(closed, 0o700); err != nil {
 		t.Fatal(err)
@@ -114,18 +116,4 @@ func TestOpenAsInvokerReadsOnlyWhatTheInvokerCould(t *testing.T) {
 			t.Fatalf("root can no longer read its own file: %v", err)
 		}
 	}
-}
-
-// passable opens dir and the test's directory above it (both 0700 as
-// t.TempDir makes them) for anyone to pass through, as a checkout's
-// directories are: what the invoker may read in it is then up to each
-// file.
-func passable(t *testing.T, dir string) string {
-	t.Helper()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }

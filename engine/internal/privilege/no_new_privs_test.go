@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 )
 
 // Under sudo perfgate restarts itself with no_new_privs, so a command it
@@ -19,7 +21,7 @@ func TestRestartWithoutNewPrivilegesStopsSetuidGains(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("under sudo perfgate is root; this needs root")
 	}
-	suid := filepath.Join(passable(t, t.TempDir()), "id")
+	suid := filepath.Join(privilegetest.ReachableDir(t, 0o755), "id")
 	copyExecutable(t, "/usr/bin/id", suid)
 	if err := os.Chmod(suid, os.ModeSetuid|0o755); err != nil {
 		t.Fatal(err)
