@@ -23,7 +23,24 @@ describe('getInputs', () => {
       pairWith: 'last',
       acceptLabel: '',
       acceptBots: [],
+      prebuilt: undefined,
     })
+  })
+
+  it('reads base-binary and head-binary: both or neither, workspace-relative, mode gate only', () => {
+    expect(getInputs(read({ 'base-binary': 'bin/base', 'head-binary': 'bin/head' })).prebuilt).toEqual({
+      base: 'bin/base',
+      head: 'bin/head',
+    })
+    expect(() => getInputs(read({ 'base-binary': 'bin/base' }))).toThrow(
+      /Invalid 'base-binary' and 'head-binary': "bin\/base" and ""\. Expected both \(two binaries built the same way\) or neither/,
+    )
+    expect(() => getInputs(read({ 'base-binary': '/usr/bin/base', 'head-binary': '../head' }))).toThrow(
+      /Invalid 'base-binary': "\/usr\/bin\/base"\. Expected a path relative to the workspace[^\n]*\nInvalid 'head-binary': "\.\.\/head"/,
+    )
+    expect(() => getInputs(read({ mode: 'record', 'base-binary': 'a', 'head-binary': 'b' }))).toThrow(
+      /Invalid 'base-binary' and 'head-binary' with mode "record"\. Expected them only with mode gate\./,
+    )
   })
 
   it('reads accept-bots: app logins separated by commas or new lines', () => {

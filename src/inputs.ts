@@ -33,6 +33,8 @@ export interface Inputs {
   readonly acceptLabel: string
   /** acceptBots are the apps (Bot accounts) whose accept label counts, as logins; people need write access instead. */
   readonly acceptBots: readonly string[]
+  /** prebuilt are mode gate's binaries to measure instead of building (workspace-relative); undefined: perfgate builds. */
+  readonly prebuilt?: { readonly base: string; readonly head: string }
 }
 
 /**
@@ -86,6 +88,7 @@ export function getInputs(read: InputReader = (name) => core.getInput(name)): In
     // the input is not given, and an empty value turns acceptance off.
     acceptLabel: checkLabel(read('accept-label').trim(), problems),
     acceptBots: checkBots(read('accept-bots'), problems),
+    prebuilt: checkPrebuilt(read('base-binary').trim(), read('head-binary').trim(), read('mode').trim() || 'gate', problems),
   }
   if (problems.length > 0) throw new UserError(problems.join('\n'))
   return inputs
@@ -182,6 +185,26 @@ function checkRelativePath(name: string, path: string, problems: string[]): stri
     problems.push(`Invalid '${name}': ${JSON.stringify(path)}. Expected a path relative to the workspace, without '..'.`)
   }
   return path
+}
+
+/**
+ * checkPrebuilt reads base-binary and head-binary: both or neither (a gate
+ * compares two binaries built the same way), workspace-relative, and only
+ * for mode gate.
+ */
+function checkPrebuilt(base: string, head: string, mode: string, problems: string[]): Inputs['prebuilt'] {
+  if (base === '' && head === '') return undefined
+  if (base === '' || head === '') {
+    problems.push(
+      `Invalid 'base-binary' and 'head-binary': ${JSON.stringify(base)} and ${JSON.stringify(head)}. Expected both (two binaries built the same way) or neither (perfgate builds both).`,
+    )
+    return undefined
+  }
+  if (mode !== 'gate') {
+    problems.push(`Invalid 'base-binary' and 'head-binary' with mode ${JSON.stringify(mode)}. Expected them only with mode gate.`)
+    return undefined
+  }
+  return { base: checkRelativePath('base-binary', base, problems), head: checkRelativePath('head-binary', head, problems) }
 }
 
 /** checkArtifactName applies the artifact service's rules for names. */

@@ -57,6 +57,46 @@ export async function run(): Promise<void> {
   }
 }
 
+/**
+ * gateArgs is mode gate's engine command line. --fail-on only tells the
+ * engine what the check does with each verdict, so that the comment says
+ * it truly; the step fails in main. Prebuilt binaries are the workspace's
+ * paths, made absolute: the engine runs in the working directory.
+ */
+export function gateArgs(
+  inputs: Inputs,
+  at: {
+    readonly config: string
+    readonly baseSha: string
+    readonly workdir: string
+    readonly workspace: string
+    readonly resultsDir: string
+  },
+): string[] {
+  const args = [
+    'gate',
+    '--config',
+    at.config,
+    '--base',
+    at.baseSha,
+    '--head',
+    at.workdir,
+    '--out',
+    at.resultsDir,
+    '--fail-on',
+    inputs.failOn,
+  ]
+  if (inputs.prebuilt) {
+    args.push(
+      '--base-binary',
+      path.resolve(at.workspace, inputs.prebuilt.base),
+      '--head-binary',
+      path.resolve(at.workspace, inputs.prebuilt.head),
+    )
+  }
+  return args
+}
+
 /** measure runs gate (base vs head) or record (the checkout alone), then reports. */
 async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   refuseUnsafeEvent(inputs, event)
@@ -121,9 +161,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
     ]
     exitCode = await runPerfgate(engine.path, withTarget(addHistoryFlag(args, history), inputs), workdir, started)
   } else if ('sha' in base) {
-    // --fail-on only tells the engine what the check does with each
-    // verdict, so that the comment says it truly; the step fails below.
-    const args = ['gate', '--config', config, '--base', base.sha, '--head', workdir, '--out', resultsDir, '--fail-on', inputs.failOn]
+    const args = gateArgs(inputs, { config, baseSha: base.sha, workdir, workspace, resultsDir })
     exitCode = await runPerfgate(engine.path, withTarget(addHistoryFlag(args, history), inputs), workdir, started)
   } else {
     await writeFile(path.join(resultsDir, 'report.md'), noBaselineReport(base.none))
