@@ -146,12 +146,19 @@ func statisticsSection(rep *report.Report) string {
 		fmt.Fprintf(&b, "**%d regressed · %d improved · %d unchanged · %d inconclusive** (gating metrics)\n\n",
 			rep.Counts["regression"], rep.Counts["improvement"], rep.Counts["unchanged"], rep.Counts["inconclusive"])
 	}
-	fmt.Fprintf(&b, "%s\n\n", Prose(rep.Reason))
+	table := metricsSection(rep)
+	if table == "" || !decidedByMetrics[rep.Verdict] {
+		// A verdict the metrics decided has its reason in the table below,
+		// by the names the rest of the comment uses; report.json's reason
+		// (the engine's names: cpu, allocs, CI) would only say it again in
+		// other words. Any other verdict's reason is news.
+		fmt.Fprintf(&b, "%s\n\n", Prose(rep.Reason))
+	}
 	if method := Method(rep); method != "" {
 		// Numbers and fixed words only: nothing to escape.
 		fmt.Fprintf(&b, "%s\n\n", method)
 	}
-	if table := metricsSection(rep); table != "" {
+	if table != "" {
 		fmt.Fprintf(&b, "%s\n", table)
 	}
 	fmt.Fprintf(&b, "base %s · head %s\n\n", revision(rep.Build.Base.Revision, rep.Build.Base.Dirty), revision(rep.Build.Head.Revision, rep.Build.Head.Dirty))
@@ -207,6 +214,9 @@ func metricsSection(rep *report.Report) string {
 	}
 	return b.String()
 }
+
+// decidedByMetrics are the verdicts whose reason is their metrics' outcomes.
+var decidedByMetrics = map[string]bool{report.Regression: true, report.Inconclusive: true, report.Improvement: true, report.Pass: true}
 
 // pNote says which hypothesis the metrics tables' p is against: the
 // threshold sits inside it (stats.IndifferenceShare).
