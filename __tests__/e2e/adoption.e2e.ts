@@ -3,6 +3,7 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { extractReport } from '../../src/untrusted-results.js'
 import { FakeGitHub } from '../support/fake-github.js'
 import { git } from '../support/git.js'
 import { actionRoot, runAction } from '../support/local-action.js'
@@ -18,11 +19,23 @@ import { actionRoot, runAction } from '../support/local-action.js'
 //
 //   (cd engine && go mod download github.com/mccutchen/go-httpbin/v2@v2.15.0)
 //   PERFGATE_ADOPTION=1 npx vitest run --config vitest.e2e.config.ts __tests__/e2e/adoption.e2e.ts   # as root
+//
+// PERFGATE_ADOPTION_GO=go1.22.12 puts that Go first on the action's PATH,
+// as a team's setup-go with an older Go would: the engine (which needs the
+// Go its go.mod pins) must still build, with the pinned toolchain Go
+// downloads itself, and say so; the service builds with the team's Go.
 const httpbin = path.join(
   execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim(),
   'github.com/mccutchen/go-httpbin/v2@v2.15.0',
 )
 const wanted = process.env.PERFGATE_ADOPTION === '1'
+const teamGo = process.env.PERFGATE_ADOPTION_GO ?? ''
+
+/** goBin is the bin directory of Go version, which the go command downloads (from the module proxy) if it must. */
+function goBin(version: string): string {
+  const root = execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: version } }).trim()
+  return path.join(root, 'bin')
+}
 
 // The planted change: 64 allocations of 512 bytes in GET /get, kept alive
 // past the handler so the compiler cannot drop them.
@@ -82,6 +95,7 @@ describe.runIf(wanted)('a new user gates go-httpbin with what perfgate init wrot
       { tmp, gh, workspace, sha: headSha },
       {
         name: 'adoption',
+        env: teamGo ? { PATH: `${goBin(teamGo)}:${process.env.PATH}` } : undefined,
         payload: {
           action: 'synchronize',
           number: 7,
@@ -101,6 +115,12 @@ describe.runIf(wanted)('a new user gates go-httpbin with what perfgate init wrot
         `in all ${((Date.now() - started) / 1000).toFixed(0)} s\n--- what init said ---\n${said}\n--- the comment ---\n${comments[0]?.body ?? '(none)'}`,
     )
     expect(result.output).not.toMatch(/go: .*requires go|toolchain not available/)
+    if (teamGo) {
+      expect(result.output).toMatch(new RegExp(`pinned by the engine's go\\.mod \\(the runner's ${teamGo.replaceAll('.', '\\.')} is older`))
+      const zip = readFileSync(path.join(result.dir, 'artifacts', 'perfgate-results-attempt-1.zip'))
+      const report = JSON.parse(new TextDecoder().decode(extractReport(zip))) as { build: { head: { go_version: string } } }
+      expect(report.build.head.go_version, "the service is built with the team's Go").toBe(teamGo)
+    }
     expect(comments, result.output).toHaveLength(1)
     expect(comments[0].body).toMatch(/### (❌|✅|❔) perfgate: (regression|pass|inconclusive)/)
     expect(gh.problems).toEqual([])
