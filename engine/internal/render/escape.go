@@ -18,10 +18,11 @@ const (
 // and inline HTML) so that it can only ever show as the text it is, while
 // staying readable where the comment is read as plain text (gh pr view,
 // e-mail): only a character that could start markup where it stands is
-// escaped, and a name with nothing of the kind passes unchanged. So * ~ $
-// [ ] \ ` and | are always backslash-escaped (emphasis, strikethrough,
-// math, links, code, table cells); _ only where it could open or close
-// emphasis (not inside a word, as in mapassign_faststr); < and & only
+// escaped, and a name with nothing of the kind passes unchanged. So $ [ ]
+// \ ` and | are always backslash-escaped (math, links, code, table
+// cells); * and ~ unless spaces stand on both sides (then they can neither
+// open nor close emphasis or strikethrough); _ only where it could open or
+// close emphasis (not inside a word, as in mapassign_faststr); < and & only
 // where they would start a tag or an entity; @ and # only where they would
 // mention someone or reference an issue (a zero-width space after them); the "://" of a URL and the "." of
 // "www." so that nothing becomes a link; and the first character when it
@@ -70,6 +71,10 @@ func escape(s string, markdown bool, limit int) string {
 			b.WriteString("#\u200B")
 		case r == '_' && !(isWordRune(prev) && isWordRune(next)):
 			b.WriteString(`\_`)
+		case (r == '*' || r == '~') && unicode.IsSpace(prev) && unicode.IsSpace(next):
+			// Between spaces (benchstat's "~" of no change) it can neither
+			// open nor close emphasis or strikethrough.
+			b.WriteRune(r)
 		case strings.ContainsRune("*~$[]\\`|", r):
 			b.WriteByte('\\')
 			b.WriteRune(r)

@@ -69,3 +69,31 @@ func TestHTMLRemovesFormatCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestTextStaysTextWithoutBackslashesBetweenSpaces: * and ~ with spaces on
+// both sides cannot open or close emphasis or strikethrough, so they pass
+// unescaped (benchstat's "~" of no change reads as it is in gh pr view);
+// anywhere else they are escaped. Either way the rendered comment shows
+// the text as it is, with no emphasis or strikethrough.
+func TestTextStaysTextWithoutBackslashesBetweenSpaces(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"~ (p=0.352 n=14)", "~ (p=0.352 n=14)"},
+		{"a * b ~ c", "a * b ~ c"},
+		{"(*Server).handle ~x~ *y*", `(\*Server).handle \~x\~ \*y\*`},
+		{"a ** b ~~ c", `a \*\* b \~\~ c`},
+	} {
+		md := Text(tt.in)
+		if md != tt.want {
+			t.Errorf("Text(%q) = %q, want %q", tt.in, md, tt.want)
+		}
+		r := render(t, "x "+md+" y")
+		for _, tag := range r.tags {
+			if tag == "em" || tag == "strong" || tag == "del" {
+				t.Errorf("Text(%q) = %q renders as <%s>", tt.in, md, tag)
+			}
+		}
+		if got := strings.Join(r.text, ""); !strings.Contains(got, tt.in) {
+			t.Errorf("Text(%q) = %q renders as %q", tt.in, md, got)
+		}
+	}
+}
