@@ -71,9 +71,14 @@ func escape(s string, markdown bool, limit int) string {
 			b.WriteString("#\u200B")
 		case r == '_' && !(isWordRune(prev) && isWordRune(next)):
 			b.WriteString(`\_`)
-		case (r == '*' || r == '~') && unicode.IsSpace(prev) && unicode.IsSpace(next):
-			// Between spaces (benchstat's "~" of no change) it can neither
-			// open nor close emphasis or strikethrough.
+		case r == '~' && i > 0 && i+1 < len(rs) && prev == ' ' && next == ' ',
+			r == '~' && i == 0 && len(rs) > 1 && next == ' ',
+			r == '*' && i > 0 && i+1 < len(rs) && prev == ' ' && next == ' ':
+			// Between two spaces of the text itself it can neither open nor
+			// close emphasis or strikethrough. At the text's edges the
+			// neighbour is unknown, so it is escaped there, but for a
+			// leading "~ " (benchstat's "no change" cell): a tilde cannot
+			// start a block, and followed by a space it cannot open.
 			b.WriteRune(r)
 		case strings.ContainsRune("*~$[]\\`|", r):
 			b.WriteByte('\\')
@@ -82,7 +87,7 @@ func escape(s string, markdown bool, limit int) string {
 			b.WriteString(`\:`) // http://... would become a link
 		case r == '.' && i >= 3 && strings.EqualFold(string(rs[i-3:i]), "www"):
 			b.WriteString(`\.`) // so would www.example.com
-		case i == 0 && (r == '>' || strings.ContainsRune("-+=", r) && (next == ' ' || onlyRune(rs, r))):
+		case i == 0 && (r == '>' || strings.ContainsRune("-+=*", r) && (next == ' ' || onlyRune(rs, r))):
 			b.WriteByte('\\') // a quote, a list item or a rule
 			b.WriteRune(r)
 		case (r == '.' || r == ')') && next == ' ' && leadingNumber(rs[:i]):

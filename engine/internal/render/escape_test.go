@@ -81,10 +81,23 @@ func TestTextStaysTextWithoutBackslashesBetweenSpaces(t *testing.T) {
 		{"a * b ~ c", "a * b ~ c"},
 		{"(*Server).handle ~x~ *y*", `(\*Server).handle \~x\~ \*y\*`},
 		{"a ** b ~~ c", `a \*\* b \~\~ c`},
+		// At the edges the neighbour is unknown: escaped.
+		{"* foo", `\* foo`},
+		{"* * *", `\* * \*`},
+		{"*", `\*`},
+		{"x ~", `x \~`},
 	} {
 		md := Text(tt.in)
 		if md != tt.want {
 			t.Errorf("Text(%q) = %q, want %q", tt.in, md, tt.want)
+		}
+		for _, around := range []string{"x " + md + " y", md, "(" + md + ")(" + md + ")", "- " + md} {
+			r := render(t, around)
+			for _, tag := range r.tags {
+				if tag == "em" || tag == "strong" || tag == "del" || tag == "hr" || tag == "li" && !strings.HasPrefix(around, "- ") {
+					t.Errorf("Text(%q) = %q renders as <%s> in %q", tt.in, md, tag, around)
+				}
+			}
 		}
 		r := render(t, "x "+md+" y")
 		for _, tag := range r.tags {
