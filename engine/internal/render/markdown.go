@@ -350,7 +350,13 @@ func benchstatSection(rep *report.Report) string {
 	var b strings.Builder
 	b.WriteString("<details><summary>benchstat (unpaired)</summary>\n\n| | base | head | vs base |\n|---|--:|--:|---|\n")
 	for _, r := range rep.Benchstat {
-		fmt.Fprintf(&b, "| %s | %s ± %s | %s ± %s | %s (%s) |\n", Text(r.Metric), metric.Number(r.Base), Text(r.BaseRange), metric.Number(r.Head), Text(r.HeadRange), Text(r.Delta), Text(r.Note))
+		delta := Text(r.Delta)
+		if r.Delta == "~" {
+			// benchstat's "no change", followed by " (": it can neither
+			// open nor close a strikethrough there.
+			delta = "~"
+		}
+		fmt.Fprintf(&b, "| %s | %s ± %s | %s ± %s | %s (%s) |\n", Text(r.Metric), metric.Number(r.Base), Text(r.BaseRange), metric.Number(r.Head), Text(r.HeadRange), delta, Text(r.Note))
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()
