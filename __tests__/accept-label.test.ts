@@ -204,6 +204,18 @@ describe('the accept label binds to the head commit and to a role', () => {
     expect(await gate({ workflow: 'pr-gate.yml' })).toEqual({ by: 'alice', failure: '' })
   })
 
+  it('a commit that was the head before a force push, pushed back after the label: its first stretch as head does not date it', async () => {
+    gh.push(7, head) // minute 0: B is the head, and the gate runs for it
+    gh.workflowRuns = [
+      { id: 30, workflow: 'pr-gate.yml', headSha: head, event: 'pull_request', pullNumbers: [7], createdAt: '2026-01-01T00:00:30Z' },
+    ]
+    gh.forcePush(7, 'a'.repeat(40), 'mallory') // minute 1: back to A
+    gh.addLabel(7, label, 'alice') // minute 2: A is accepted
+    gh.push(7, head, '2026-01-01T00:00:10Z') // minute 3: B again, a fast-forward dated before the label
+    expect((await gate({ workflow: 'pr-gate.yml' })).failure).toBe('performance regression: cpu +20%')
+    expect(recorded.warnings[0]).toMatch(/no run of the workflow on a pull request event has measured it/)
+  })
+
   it('the runs cannot be listed (no actions: read), or none ran for the commit: ignored, saying why and what to give the job', async () => {
     gh.push(7, head)
     gh.addLabel(7, label, 'alice')

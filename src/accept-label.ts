@@ -118,7 +118,18 @@ export async function findAcceptance(octokit: Octokit, target: AcceptTarget): Pr
   let headSeenAt = ''
   if (!target.headPushedAt && target.workflow !== undefined) {
     try {
-      headSeenAt = await headFirstSeenAt(octokit, { owner, repo, workflow: target.workflow, pullNumber, headSha: target.headSha })
+      const notBefore = Math.max(
+        0,
+        ...timeline.filter((e) => e.event !== 'committed' && HEAD_EVENTS.has(e.event ?? '')).map((e) => time(e.created_at)),
+      )
+      headSeenAt = await headFirstSeenAt(octokit, {
+        owner,
+        repo,
+        workflow: target.workflow,
+        pullNumber,
+        headSha: target.headSha,
+        notBefore,
+      })
     } catch (error) {
       return ignored({ undated: `the runs of the workflow for it cannot be listed: ${getErrorMessage(error)}`, sha: target.headSha })
     }

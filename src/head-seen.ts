@@ -8,6 +8,13 @@ export interface HeadRunsQuery {
   readonly workflow: string | number
   readonly pullNumber: number
   readonly headSha: string
+  /**
+   * notBefore (ms since the epoch) is the latest event that could have made
+   * an earlier commit the head again (a force push, a restored branch, a
+   * reopened pull request): a run before it measured the commit in an
+   * earlier stretch as head, and does not date this one.
+   */
+  readonly notBefore?: number
 }
 
 /** PULL_REQUEST_EVENTS are the events whose runs a pull request's push starts. */
@@ -30,6 +37,11 @@ const RUNS_READ = 500
  * old. A fork's run lists no pull request; it counts only with this pull
  * request's head repository and branch.
  *
+ * Only runs created since the pull request was opened and since
+ * q.notBefore count: a commit that was the head once, left by a force
+ * push, and pushed back (a fast-forward, which the timeline dates by the
+ * committer's date alone) must not be dated by its first stretch.
+ *
  * '' when no such run exists. Throws when the runs cannot be listed (a
  * token without actions: read).
  */
@@ -46,6 +58,7 @@ export async function headFirstSeenAt(octokit: Octokit, q: HeadRunsQuery): Promi
       return response.data
     },
   )
+  const since = Math.max(Date.parse(pull.created_at) || 0, q.notBefore ?? 0)
   let first = Infinity
   for (const run of runs) {
     if (run.head_sha !== q.headSha || !PULL_REQUEST_EVENTS.has(run.event)) continue
@@ -55,7 +68,7 @@ export async function headFirstSeenAt(octokit: Octokit, q: HeadRunsQuery): Promi
         ? listed.some((p) => p.number === q.pullNumber)
         : run.head_repository?.full_name === headRepo && run.head_branch === pull.head.ref
     const created = Date.parse(run.created_at)
-    if (ours && created < first) first = created
+    if (ours && created >= since && created < first) first = created
   }
   return Number.isFinite(first) ? new Date(first).toISOString() : ''
 }

@@ -29,9 +29,9 @@ export interface ReusedGate {
  * labelChanged says whether the event is a label added to or removed from
  * a pull request: a change that cannot move a measurement, whichever the
  * label (the accept label, or a triage bot's "size/L"). Only a push changes
- * the code; re-measuring on every label would cost a whole gate each time,
- * and, with the examples' cancel-in-progress, cancel the gate the push
- * started.
+ * the code; re-measuring on every label would cost a whole gate each time.
+ * (A label added while the push's gate still runs cancels it under the
+ * examples' cancel-in-progress, finds no finished gate and measures.)
  */
 export function labelChanged(eventName: string, payload: Record<string, unknown>): boolean {
   if (eventName !== 'pull_request') return false

@@ -25,6 +25,8 @@ export interface FakePull {
   baseSha?: string
   /** headRef is the head branch's name (the spec's example's when unset). */
   headRef?: string
+  /** createdAt is when it was opened: unset, before any run or timeline event of a test. */
+  createdAt?: string
 }
 
 /**
@@ -682,6 +684,7 @@ export class FakeGitHub {
       ...base,
       number: x.number,
       state: x.state,
+      created_at: x.createdAt ?? '2025-12-31T23:00:00Z',
       head: { ...head, ...(x.headRef ? { ref: x.headRef } : {}), sha: x.headSha, repo: { ...repo, full_name: x.headRepo } },
       base: { ...baseRef, sha: x.baseSha ?? baseRef.sha },
     }

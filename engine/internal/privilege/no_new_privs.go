@@ -40,17 +40,16 @@ func RestartWithoutNewPrivileges() error {
 	if _, ok := Invoker(); !ok || NoNewPrivileges() {
 		return nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("no_new_privs: perfgate's own path: %w", err)
-	}
+	// /proc/self/exe is this very file even if the path was deleted or
+	// replaced since it started (os.Executable would exec a replacement).
+	const exe = "/proc/self/exe"
 	runtime.LockOSThread() // the exec below must come from this thread
 	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
 		runtime.UnlockOSThread()
 		return fmt.Errorf("no_new_privs: prctl: %w", errno)
 	}
-	err = syscall.Exec(exe, os.Args, os.Environ())
+	err := syscall.Exec(exe, os.Args, os.Environ())
 	// Only on failure: this thread has the flag; keep it locked, so that
 	// no other goroutine runs on it with a flag the others lack.
-	return fmt.Errorf("no_new_privs: restarting %s: %w", exe, err)
+	return fmt.Errorf("no_new_privs: restarting perfgate (%s): %w", exe, err)
 }
