@@ -59,8 +59,9 @@ func becomeForFiles(u User, groups []uint32) error {
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_SETGROUPS, uintptr(len(groups)), uintptr(list), 0); errno != 0 {
 		return fmt.Errorf("reading as uid %d: setgroups: %w", u.UID, errno)
 	}
-	syscall.RawSyscall(syscall.SYS_SETFSGID, uintptr(u.GID), 0, 0)
-	syscall.RawSyscall(syscall.SYS_SETFSUID, uintptr(u.UID), 0, 0)
+	// Their results are the previous ids, not errors: checked below.
+	_, _, _ = syscall.RawSyscall(syscall.SYS_SETFSGID, uintptr(u.GID), 0, 0)
+	_, _, _ = syscall.RawSyscall(syscall.SYS_SETFSUID, uintptr(u.UID), 0, 0)
 	// setfsuid and setfsgid report no error: ask for an invalid id (-1),
 	// which changes nothing and returns the current one.
 	fsgid, _, _ := syscall.RawSyscall(syscall.SYS_SETFSGID, uintptr(^uint32(0)), 0, 0)

@@ -338,7 +338,7 @@ func TestCommentAgreesWithReport(t *testing.T) {
 		strings.Replace(md, fmt.Sprintf("(%s)**", metric.Allocs.FormatAmount(allocs.Base*allocs.Delta)), "(+1 allocs/req)**", 1),
 		// The statistics' table: a median, and a request line's change.
 		regexp.MustCompile(`(\| Allocations per request \| )[0-9.]+`).ReplaceAllString(md, "${1}1.5"),
-		regexp.MustCompile("(\\| P90 latency \\| [^|]+\\| [^|]+\\| )[+-][0-9.]+%").ReplaceAllString(md, "${1}+99.9%"),
+		regexp.MustCompile(`(\| P90 latency \| [^|]+\| [^|]+\| )[+-][0-9.]+%`).ReplaceAllString(md, "${1}+99.9%"),
 	} {
 		if tampered == md {
 			t.Fatal("the tampering did not change the comment; update the test to the regression run's comment")
