@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -17,6 +18,9 @@ import (
 func TestServiceLogsKeepTheirTail(t *testing.T) {
 	tg, _ := prepared(t, cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 128 << 20})
 	spec := specFor(t, "spam-logs")
+	// 16 MiB of lines before it listens: 9 s under the VM suite's emulated
+	// CPU at 1 CPU, where specFor's 10 s made it fail now and then.
+	spec.ReadyTimeout = 60 * time.Second
 	inst, err := tg.Start(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
