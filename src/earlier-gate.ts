@@ -102,6 +102,11 @@ export async function findEarlierGate(octokit: Octokit, q: EarlierGateQuery): Pr
   }
 }
 
+/** thisWorkflowFile is this run's workflow file (GITHUB_WORKFLOW_REF's), undefined when it names none. */
+export function thisWorkflowFile(): string | undefined {
+  return workflowFile(process.env.GITHUB_WORKFLOW_REF ?? '') || undefined
+}
+
 /** workflowFile is the workflow's file name in GITHUB_WORKFLOW_REF, which the API takes as workflow_id; '' when there is none. */
 export function workflowFile(workflowRef: string): string {
   const path = workflowRef.split('@')[0]

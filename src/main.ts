@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import * as path from 'node:path'
 import { acceptRegression, headPushedAt, withIgnoredLabel } from './accept-label.js'
-import { workflowFile } from './earlier-gate.js'
+import { thisWorkflowFile } from './earlier-gate.js'
 import { annotateReport } from './annotations.js'
 import { artifactName } from './artifact.js'
 import { commentMarker, writeComment } from './comment.js'
@@ -200,7 +200,7 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
           headSha: pr.headSha || event.sha,
           bots: inputs.acceptBots,
           headPushedAt: headPushedAt(event.name, github.context.payload),
-          workflow: workflowFile(process.env.GITHUB_WORKFLOW_REF ?? '') || undefined,
+          workflow: thisWorkflowFile(),
         })
       : {}
   const acceptance = decision.acceptance

@@ -4,7 +4,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { acceptRegression, withIgnoredLabel } from './accept-label.js'
 import { reproduceFlags } from './comment-stage.js'
-import { findEarlierGate, findReportPage, workflowFile, type EarlierGate } from './earlier-gate.js'
+import { findEarlierGate, findReportPage, thisWorkflowFile, type EarlierGate } from './earlier-gate.js'
 import { getErrorMessage } from './errors.js'
 import type { EventInfo } from './event.js'
 import type { Inputs } from './inputs.js'
@@ -119,7 +119,7 @@ async function reuse(
           label: inputs.acceptLabel,
           headSha: sha,
           bots: inputs.acceptBots,
-          workflow: workflowFile(process.env.GITHUB_WORKFLOW_REF ?? '') || undefined,
+          workflow: thisWorkflowFile(),
         })
       : {}
   const acceptance = decision.acceptance
