@@ -120,6 +120,13 @@ func TestInconclusiveSaysHowManyRoundsDecide(t *testing.T) {
 	if _, ok := roundsToDecide(m); ok {
 		t.Error("an estimate at the threshold is not decided by more rounds")
 	}
+	// Over the threshold, a regression needs the lower bound above δ0
+	// (half the threshold), not above the threshold: 0.10 below the
+	// estimate, 0.07 above δ0, (0.10/0.07)² = 2.04 times the rounds.
+	m.Delta, m.CI = 0.12, [2]float64{0.02, 0.22}
+	if n, ok := roundsToDecide(m); !ok || n != 21 {
+		t.Errorf("over the threshold: roundsToDecide = %d, %v; want 21", n, ok)
+	}
 	m = report.Metric{Name: "cpu", Delta: 0, CI: [2]float64{-0.01, 0.01}, Threshold: 0.1, Pairs: 4, Level: 0.01, Family: 3}
 	if n, _ := roundsToDecide(m); n != 9 {
 		t.Errorf("with 4 rounds the signed-rank test cannot reach 0.01/3: want its minimum, 9 rounds, got %d", n)

@@ -148,19 +148,19 @@ func thresholdKeys(ms []report.Metric) []string {
 // the interval to fit between the estimate and the threshold.
 func inconclusiveSteps(rep *report.Report) string {
 	need, pairs := 0, 0
-	var unreachable []string
+	unit := "pairs"
+	if designOf(rep) == designDuet {
+		unit = "rounds"
+	}
+	var atThreshold []string
 	for _, m := range outcomeMetrics(rep, report.Inconclusive) {
 		pairs = max(pairs, m.Pairs)
 		n, ok := roundsToDecide(withLevel(m, rep))
 		if !ok {
-			unreachable = append(unreachable, titleOf(m))
+			atThreshold = append(atThreshold, atThresholdStep(rep, m, unit))
 			continue
 		}
 		need = max(need, n)
-	}
-	unit := "pairs"
-	if designOf(rep) == designDuet {
-		unit = "rounds"
 	}
 	var parts []string
 	if need > 0 {
@@ -172,14 +172,47 @@ func inconclusiveSteps(rep *report.Report) string {
 		}
 		parts = append(parts, fmt.Sprintf("at this run's spread, about %d valid %s would decide it (this run had %d): set `pairs: %d` "+where, need, unit, pairs, need, need))
 	}
-	if len(unreachable) > 0 {
-		parts = append(parts, fmt.Sprintf("%s sits at its threshold: more %s barely help; if the change is real and intended, raise the threshold", strings.Join(unreachable, ", "), unit))
-	}
+	parts = append(parts, atThreshold...)
 	if len(parts) == 0 {
 		return "re-run the gate; the metrics above were undecided at this run's spread." + checkSentence(rep)
 	}
 	return strings.Join(parts, "; ") + "." + checkSentence(rep)
 }
+
+// atThresholdStep is the next step for a metric that no affordable
+// number of rounds decides: its change sits close to its threshold, or
+// its interval is wide for the room between them. It gives the figures
+// the reader can check against the table, and the one setting that would
+// decide it (a threshold above the likely range's top, which "unchanged"
+// needs).
+func atThresholdStep(rep *report.Report, m report.Metric, unit string) string {
+	c := metric.Of(m)
+	where, relation, narrowed := "perfgate.yml", "under", "to bring its top under the threshold"
+	if rep.ThresholdsFrom == report.ThresholdsFromBase {
+		where = "the base's perfgate.yml"
+	}
+	near := math.Abs(m.Delta-m.Threshold) <= nearThreshold*math.Abs(m.Threshold)
+	switch {
+	case m.Delta < m.Threshold && near:
+		relation = "just under"
+	case m.Delta >= m.Threshold:
+		relation, narrowed = "over", "to lift its bottom above half the threshold, as a regression needs"
+		if near {
+			relation = "at or just over"
+		}
+	}
+	times := "far more than"
+	if scale := roundsScale(m); !math.IsInf(scale, 1) {
+		times = fmt.Sprintf("about %.0f times", math.Ceil(scale))
+	}
+	return fmt.Sprintf("%s changed %s, %s its threshold (%s), but its likely range (%s to %s) reaches past the threshold: at this run's spread it would take %s its %d %s %s, so re-running will not decide it; if a change up to %s is acceptable, raise %s above it in %s",
+		titleOf(m), c.FormatChange(m.Delta), relation, c.FormatChange(m.Threshold), c.FormatChange(m.CI[0]), c.FormatChange(m.CI[1]),
+		times, m.Pairs, unit, narrowed, c.FormatChange(m.CI[1]), strings.Join(thresholdKeys([]report.Metric{m}), ", "), where)
+}
+
+// nearThreshold is how close to its threshold, as a share of it, a change
+// is called "just under" or "at or just over" it.
+const nearThreshold = 0.25
 
 // withLevel fills in the level a look spent for a report written before
 // metrics recorded it: the whole alpha over the gating metrics, which a
@@ -205,32 +238,41 @@ const maxScaleUp = 8
 // roundsToDecide is the number of valid rounds at which the metric's
 // interval, at the measured spread, would clear its threshold on the side
 // of the estimate, and at which the signed-rank test can reach the level
-// the look spent.
+// the look spent; false when that is more than maxScaleUp times the
+// rounds run.
 func roundsToDecide(m report.Metric) (int, bool) {
 	if m.Pairs <= 0 {
 		return 0, false
 	}
+	scale := roundsScale(m)
+	if scale > maxScaleUp {
+		return 0, false
+	}
+	n := int(math.Ceil(float64(m.Pairs) * max(1, scale)))
+	if m.Level > 0 {
+		n = max(n, stats.MinRounds(m.Level, max(1, m.Family)))
+	}
+	return max(n, m.Pairs+1), true
+}
+
+// roundsScale is how many times the rounds run the interval needs to
+// clear the threshold on the side of the estimate (its half-width shrinks
+// as one over the square root of the rounds): at most 1 when its width
+// already fits, +Inf when nothing fits.
+func roundsScale(m report.Metric) float64 {
 	est, low, high, threshold := m.Delta, m.CI[0], m.CI[1], m.Threshold
 	var width, room float64
 	if est < threshold {
 		width, room = high-est, threshold-est // the upper bound must fall below the threshold
 	} else {
-		width, room = est-low, est-threshold // the lower bound must rise above it
+		// A regression needs the increase beyond δ0 significant (with the
+		// estimate over the threshold): the lower bound must rise above δ0.
+		width, room = est-low, est-stats.IndifferenceShare*threshold
 	}
-	n := m.Pairs
-	if width > room && room > 0 {
-		scale := (width / room) * (width / room)
-		if scale > maxScaleUp {
-			return 0, false
-		}
-		n = int(math.Ceil(float64(m.Pairs) * scale))
-	} else if room <= 0 {
-		return 0, false
+	if room <= 0 {
+		return math.Inf(1)
 	}
-	if m.Level > 0 {
-		n = max(n, stats.MinRounds(m.Level, max(1, m.Family)))
-	}
-	return max(n, m.Pairs+1), true
+	return (width / room) * (width / room)
 }
 
 // invalidFixes pair the start of each invalid-run reason
