@@ -1,6 +1,7 @@
 package render
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -40,10 +41,44 @@ func Prose(s string) string { return escape(s, true, maxProse) }
 // where Markdown is not processed and backslash escapes would show.
 func HTMLText(s string) string { return escape(s, false, maxText) }
 
+// ProseNamingFunctions is Prose for a sentence that names Go functions
+// (a root-cause hint): each name is a code span, as the tables show it
+// ("`httpapi.(*Server).handleSearch`", not "httpapi.(\*Server).handleSearch"),
+// and the rest is escaped as Prose, with the spans as its neighbours.
+func ProseNamingFunctions(s string) string {
+	rs, cut := visible(s, maxProse)
+	var spans [][2]int
+	for _, m := range goFunctionName.FindAllStringIndex(string(rs), -1) {
+		// Byte offsets to rune offsets.
+		spans = append(spans, [2]int{utf8.RuneCountInString(string(rs)[:m[0]]), utf8.RuneCountInString(string(rs)[:m[1]])})
+	}
+	return escapeRunes(rs, cut, true, spans)
+}
+
+// goFunctionName matches a qualified Go function as profiles name it:
+// an import path's last element or more, a pointer or value receiver, a
+// name, closures ("fmt.Sprintf", "internal/httpapi.(*Server).handleSearch",
+// "main.main.func1.2"). Only such characters: never a backtick, so the
+// span needs no longer fence.
+var goFunctionName = regexp.MustCompile(`(?:[A-Za-z0-9_.\-]+/)*[A-Za-z_][A-Za-z0-9_\-]*\.(?:\(\*?[A-Za-z_][A-Za-z0-9_]*(?:\[[A-Za-z0-9_.,*/\-]*\])?\)\.)?[A-Za-z_][A-Za-z0-9_]*(?:\.func[0-9]+(?:\.[0-9]+)*)?`)
+
 func escape(s string, markdown bool, limit int) string {
 	rs, cut := visible(s, limit)
+	return escapeRunes(rs, cut, markdown, nil)
+}
+
+// escapeRunes is escape of runes already cut, with the runes in code (from,
+// to) shown as code spans.
+func escapeRunes(rs []rune, cut, markdown bool, code [][2]int) string {
 	var b strings.Builder
-	for i, r := range rs {
+	for i := 0; i < len(rs); i++ {
+		if len(code) > 0 && i == code[0][0] {
+			b.WriteString(Code(string(rs[code[0][0]:code[0][1]])))
+			i = code[0][1] - 1
+			code = code[1:]
+			continue
+		}
+		r := rs[i]
 		prev, next := rune(' '), rune(' ')
 		if i > 0 {
 			prev = rs[i-1]

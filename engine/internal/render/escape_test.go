@@ -110,3 +110,41 @@ func TestTextStaysTextWithoutBackslashesBetweenSpaces(t *testing.T) {
 		}
 	}
 }
+
+// TestProseNamesFunctionsInCode: a hint's function names read as code, as
+// in the tables, without backslashes; everything around them stays
+// escaped, however hostile, with the code spans as its neighbours.
+func TestProseNamesFunctionsInCode(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		codes    int
+	}{
+		{"fmt.Sprintf line 240 (reached from internal/httpapi.(*Server).handleSearch line 36)",
+			"`fmt.Sprintf` line 240 (reached from `internal/httpapi.(*Server).handleSearch` line 36)", 2},
+		{"main.(*Cache[go.shape.string]).Get.func1.2 grew", "`main.(*Cache[go.shape.string]).Get.func1.2` grew", 1},
+		{"x.(*T).m*evil* [a](http://x) `tick` _u_ @someone #12", "`x.(*T).m`\\*evil\\* \\[a\\](http\\://x) \\`tick\\` \\_u\\_ @\u200Bsomeone #\u200B12", 1},
+		{"0.977 → 1.000 and 9.868 allocs/req", "0.977 → 1.000 and 9.868 allocs/req", 0},
+	} {
+		md := ProseNamingFunctions(tt.in)
+		if md != tt.want {
+			t.Errorf("ProseNamingFunctions(%q) = %q, want %q", tt.in, md, tt.want)
+		}
+		r := render(t, "**Likely cause** (rule): "+md+" ("+md+")")
+		codes := 0
+		for _, tag := range r.tags {
+			switch tag {
+			case "code":
+				codes++
+			case "strong", "p":
+			default:
+				t.Errorf("%q renders as <%s>", md, tag)
+			}
+		}
+		if codes != 2*tt.codes {
+			t.Errorf("%q renders %d code spans, want %d", md, codes, 2*tt.codes)
+		}
+		if got := strings.Join(r.text, ""); !strings.Contains(got, strings.NewReplacer("@", "@\u200B", "#1", "#\u200B1").Replace(tt.in)) {
+			t.Errorf("%q renders as %q", md, got)
+		}
+	}
+}

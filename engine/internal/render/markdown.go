@@ -298,7 +298,7 @@ func serviceHintsSection(rep *report.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<details><summary>ℹ️ About the service: %s</summary>\n\n", count(len(rep.ServiceHints), "note"))
 	for _, h := range rep.ServiceHints {
-		fmt.Fprintf(&b, "%s\n\n", Prose(h.Message))
+		fmt.Fprintf(&b, "%s\n\n", ProseNamingFunctions(h.Message))
 	}
 	b.WriteString("</details>\n")
 	return b.String()
@@ -319,7 +319,7 @@ func hintsSection(rep *report.Report) string {
 		if m := rep.Build.Head.Module; m != "" {
 			s = strings.ReplaceAll(s, m+"/", "")
 		}
-		return Prose(s)
+		return ProseNamingFunctions(s)
 	}
 	if len(rep.Hints) == 1 {
 		h := rep.Hints[0]

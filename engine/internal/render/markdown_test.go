@@ -146,7 +146,7 @@ func TestMarkdownKeepsSentencesWhole(t *testing.T) {
 	rep.Reason = strings.Repeat("allocs +37% (CI +36% to +38%), ", 10) + "end of reason"
 	rep.Verdict = report.Invalid // a reason the metrics' table does not already give
 	md := Markdown(rep)
-	for _, want := range []string{"raise resources.cpu", "end of reason"} {
+	for _, want := range []string{"raise `resources.cpu`", "end of reason"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("comment lost the end of a sentence: %q missing", want)
 		}
