@@ -8,7 +8,14 @@
 # The Markdown is rendered by a CommonMark renderer with GitHub's
 # extensions (the one the render package's safety tests use), in a page
 # styled like a pull request comment; folded sections stay folded.
+#
+# Needs chromium and an emoji font (apt-get install chromium
+# fonts-noto-color-emoji): without the font the outcomes show as boxes.
 set -euo pipefail
+if ! fc-list 2>/dev/null | grep -qi emoji; then
+  echo "comment-png: no emoji font; install one first: apt-get install fonts-noto-color-emoji" >&2
+  exit 1
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 golden=$1 out=$2 height=${3:-1100}
 work=$(mktemp -d)
