@@ -204,9 +204,9 @@ func metricsSection(rep *report.Report) string {
 			outcome += " (reported only)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%s) | %s | %s %s | %s |\n",
-			UpperFirst(titleOf(m)), shown(c, c.Format(m.Base)), shown(c, c.Format(m.Head)), shown(c, c.FormatChange(m.Delta)),
-			shown(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.ShownP()),
-			outcomeIcon[m.Outcome], Text(outcome), shown(c, detectable(m)))
+			UpperFirst(titleOf(m)), cell(c, c.Format(m.Base)), cell(c, c.Format(m.Head)), cell(c, c.FormatChange(m.Delta)),
+			cell(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.ShownP()),
+			outcomeIcon[m.Outcome], Text(outcome), cell(c, detectable(m)))
 	}
 	fmt.Fprintf(&b, "\n_%s %s_\n", pNote, likelyRangeNote)
 	if note := LatencyNote(rep); note != "" {
