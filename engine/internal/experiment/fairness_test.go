@@ -114,7 +114,7 @@ func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
 		// Without pprof: the layouts are the point, not the readings.
 		runs, err := Run(context.Background(), Options{
 			Config: cfg, Target: newFake(false), Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: seed, Duet: true,
-			GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard, Layout: layout,
+			GeneratorCPUs: testGeneratorCPUs, ServiceCPUs: 1, Progress: io.Discard, Layout: layout,
 			Record: func(report.Run) error { return nil },
 		})
 		if err != nil {
@@ -160,7 +160,7 @@ func TestInterruptedWhileLinkingIsAnInterruption(t *testing.T) {
 	}
 	runs, err := Run(ctx, Options{
 		Config: duetConfig(t, 3, 3, 0), Target: newFake(false), Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: 7, Duet: true,
-		GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard, Layout: layout,
+		GeneratorCPUs: testGeneratorCPUs, ServiceCPUs: 1, Progress: io.Discard, Layout: layout,
 		Record: func(report.Run) error { return nil },
 	})
 	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "failed") {

@@ -81,7 +81,7 @@ func TestResetRunsBeforeEveryRoundAndInvalidatesWhatItFailed(t *testing.T) {
 			var recorded []report.Run
 			runs, err := Run(context.Background(), Options{
 				Config: tc.cfg(t), Target: tg, Binaries: bins, OutDir: out, Seed: 7, Duet: tc.duet,
-				GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard, Reset: fr.run,
+				GeneratorCPUs: testGeneratorCPUs, ServiceCPUs: 1, Progress: io.Discard, Reset: fr.run,
 				Record: func(r report.Run) error { recorded = append(recorded, r); return nil },
 			})
 			var gaveUp *GaveUp
@@ -153,7 +153,7 @@ func TestResetStoppedByCancellationStopsTheExperiment(t *testing.T) {
 	var recorded []report.Run
 	_, err := Run(ctx, Options{
 		Config: sequentialConfig(t, 2), Target: tg, Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: 7,
-		GeneratorCPUs: 1, ServiceCPUs: 1, Progress: io.Discard,
+		GeneratorCPUs: testGeneratorCPUs, ServiceCPUs: 1, Progress: io.Discard,
 		Reset:  func(ctx context.Context, _ io.Writer) error { cancel(); return ctx.Err() },
 		Record: func(r report.Run) error { recorded = append(recorded, r); return nil },
 	})
