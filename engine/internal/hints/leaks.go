@@ -17,6 +17,9 @@ type retention struct {
 	measured bool
 	// grew says the change is above the metric's gate threshold.
 	grew bool
+	// undecided says the paired comparison could not tell the change
+	// from the threshold (its outcome is inconclusive).
+	undecided bool
 	// change is the paired estimate when the metric was compared, else
 	// the difference of the sides' medians; evidence says which.
 	change   float64
@@ -30,7 +33,7 @@ type retention struct {
 func retained(rep *report.Report, m *metric.Metric) retention {
 	var r retention
 	if c := compared(rep, m); c != nil && c.Pairs > 0 {
-		r = retention{measured: true, change: c.Delta,
+		r = retention{measured: true, change: c.Delta, undecided: c.Outcome == report.Inconclusive,
 			evidence: fmt.Sprintf("%s retained per 1,000 requests: %s → %s, paired estimate %s over %d pairs", m.Name, m.Format(c.Base), m.Format(c.Head), m.FormatChange(c.Delta), c.Pairs)}
 	} else if md := median(rep, m); md != nil && md.BaseRuns > 0 && md.HeadRuns > 0 {
 		r = retention{measured: true, change: md.Head - md.Base,
@@ -99,6 +102,9 @@ func heapGrowth(rep *report.Report) []report.Hint {
 	if !leak.grew {
 		return nil
 	}
+	if _, _, fills := fillsUp(rep, leak); fills {
+		return nil // undecided, and slowed down: heapFillsUp speaks
+	}
 	const cause = "memory kept per request (a map or cache without eviction, a slice only appended to, a buffer held after use) grows until the service is OOM-killed; bound it, evict from it, or stop keeping it"
 	best := largestHeapGrowth(rep)
 	if best == nil {
@@ -139,15 +145,16 @@ func largestHeapGrowth(rep *report.Report) *report.Function {
 // checked against production's traffic.
 func heapFillsUp(rep *report.Report) []report.Hint {
 	leak := retained(rep, metric.Heap)
-	if !leak.measured || leak.grew {
-		return nil
-	}
-	base, head, ok := firstHalfHeap(rep)
-	threshold := metric.Heap.Threshold(rep.Config.Gate)
-	if !ok || head-base <= threshold {
+	base, head, fills := fillsUp(rep, leak)
+	if !fills {
 		return nil
 	}
 	filled := strings.TrimSuffix(strings.TrimPrefix(metric.Heap.FormatChange(head-base), "+"), "/1k req")
+	second, notALeak := "no more than gate.heap in the second", "not a leak at this load"
+	if leak.grew {
+		second = fmt.Sprintf("by much less in the second (%s, which this run could not tell from gate.heap)", metric.Heap.FormatChange(leak.change))
+		notALeak = "rather than a leak"
+	}
 	subject := "head's live heap"
 	evidence := fmt.Sprintf("heap growth per 1,000 requests in the first half of each window, medians over valid runs: %s → %s; in the second half: %s", metric.Heap.Format(base), metric.Heap.Format(head), leak.evidence)
 	if best := largestHeapGrowth(rep); best != nil {
@@ -157,10 +164,32 @@ func heapFillsUp(rep *report.Report) []report.Hint {
 	}
 	return []report.Hint{{
 		Rule: "heap-fills-up",
-		Message: fmt.Sprintf("%s grows by %s more per 1,000 requests than base's in the first half of each window, and no more than gate.heap in the second: something that fills up to a bound (a cache, a pool, a buffer), not a leak at this load; check that its bound fits production's traffic",
-			subject, filled),
+		Message: fmt.Sprintf("%s grows by %s more per 1,000 requests than base's in the first half of each window, and %s: something that fills up to a bound (a cache, a pool, a buffer), %s; check that its bound fits production's traffic",
+			subject, filled, second, notALeak),
 		Evidence: evidence,
 	}}
+}
+
+// fillsUp says whether head's live heap grew by more than gate.heap per
+// 1,000 requests over base's in the windows' first halves and then
+// stopped: no more than gate.heap in the second halves (the heap metric),
+// or, where the paired comparison could not tell its estimate from the
+// threshold, at most half the first halves' growth. A short window (a few
+// hundred requests a half) catches the tail of a cache's filling and a
+// map's churn in the second half, near the threshold; a leak grows in
+// both halves alike. base and head are the first halves' medians.
+func fillsUp(rep *report.Report, leak retention) (base, head float64, ok bool) {
+	if !leak.measured || leak.grew && !leak.undecided {
+		return 0, 0, false
+	}
+	base, head, ok = firstHalfHeap(rep)
+	if !ok || head-base <= metric.Heap.Threshold(rep.Config.Gate) {
+		return 0, 0, false
+	}
+	if leak.grew && leak.change > (head-base)/2 {
+		return 0, 0, false
+	}
+	return base, head, true
 }
 
 // firstHalfHeap is each side's median, over its valid gating runs, of the
