@@ -149,16 +149,8 @@ func TestHeapGrowthNamesTheSiteAndTheRate(t *testing.T) {
 	if !ok {
 		t.Fatalf("heap-growth did not fire; fired %v", got)
 	}
-	for _, want := range []string{"MiB more live heap at the end of each window", "MiB more per 1,000 requests than base's"} {
-		if !strings.Contains(h.Message, want) {
-			t.Errorf("message %q lacks %q", h.Message, want)
-		}
-	}
-	for _, want := range []string{"heap profile (inuse_space) at window end, flat example.com/perfgate-example/internal/httpapi.(*receipts).keep", "heap retained per 1,000 requests"} {
-		if !strings.Contains(h.Evidence, want) {
-			t.Errorf("evidence %q lacks %q", h.Evidence, want)
-		}
-	}
+	containsAll(t, "message", h.Message, "MiB more live heap at the end of each window", "MiB more per 1,000 requests than base's")
+	containsAll(t, "evidence", h.Evidence, "heap profile (inuse_space) at window end, flat example.com/perfgate-example/internal/httpapi.(*receipts).keep", "heap retained per 1,000 requests")
 	// The plant starts no goroutine: the goroutine count moves with the
 	// load's connections, and the goroutines metric says it did not grow.
 	if g, ok := got["goroutine-growth"]; ok {
@@ -187,11 +179,7 @@ func TestHeapFillsUpIsNotALeak(t *testing.T) {
 	if !ok {
 		t.Fatalf("heap-fills-up did not fire; fired %v", got)
 	}
-	for _, want := range []string{"httpapi.(*receipts).keep", "more per 1,000 requests than base's in the first half of each window", "not a leak at this load"} {
-		if !strings.Contains(h.Message, want) {
-			t.Errorf("message %q lacks %q", h.Message, want)
-		}
-	}
+	containsAll(t, "message", h.Message, "httpapi.(*receipts).keep", "more per 1,000 requests than base's in the first half of each window", "not a leak at this load")
 	if !strings.Contains(h.Evidence, "in the first half of each window, medians over valid runs") {
 		t.Errorf("evidence %q does not give the first halves' growth", h.Evidence)
 	}
@@ -226,11 +214,7 @@ func TestHeapThatSlowedButIsUndecidedFillsUp(t *testing.T) {
 	if !ok {
 		t.Fatalf("heap-fills-up did not fire; fired %v", got)
 	}
-	for _, want := range []string{"by much less in the second (+73.6 KiB/1k req, which this run could not tell from gate.heap)", "rather than a leak"} {
-		if !strings.Contains(h.Message, want) {
-			t.Errorf("message %q lacks %q", h.Message, want)
-		}
-	}
+	containsAll(t, "message", h.Message, "by much less in the second (+73.6 KiB/1k req, which this run could not tell from gate.heap)", "rather than a leak")
 	leak := fixture(t, "heap-leak")
 	_, head, ok := firstHalfHeap(leak)
 	if !ok {
@@ -352,6 +336,17 @@ func TestEveryRuleIsDocumented(t *testing.T) {
 	for _, name := range Rules() {
 		if !strings.Contains(string(doc), "`"+name+"`") {
 			t.Errorf("docs/hints.md does not document %s", name)
+		}
+	}
+}
+
+// containsAll fails t for each of wants that the hint's text (its message
+// or evidence, as what says) lacks.
+func containsAll(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s %q lacks %q", what, text, want)
 		}
 	}
 }

@@ -47,10 +47,11 @@ func HTMLText(s string) string { return escape(s, false, maxText) }
 // and the rest is escaped as Prose, with the spans as its neighbours.
 func ProseNamingFunctions(s string) string {
 	rs, cut := visible(s, maxProse)
+	text := string(rs)
 	var spans [][2]int
-	for _, m := range goFunctionName.FindAllStringIndex(string(rs), -1) {
+	for _, m := range goFunctionName.FindAllStringIndex(text, -1) {
 		// Byte offsets to rune offsets.
-		spans = append(spans, [2]int{utf8.RuneCountInString(string(rs)[:m[0]]), utf8.RuneCountInString(string(rs)[:m[1]])})
+		spans = append(spans, [2]int{utf8.RuneCountInString(text[:m[0]]), utf8.RuneCountInString(text[:m[1]])})
 	}
 	return escapeRunes(rs, cut, true, spans)
 }

@@ -57,15 +57,10 @@ func regressionSteps(rep *report.Report, links Links) string {
 		}
 		return strings.Join(fixes, "; ") + "." + checkSentence(rep)
 	}
-	accept := fmt.Sprintf("raise %s in perfgate.yml", strings.Join(thresholdKeys(costs), ", "))
-	if rep.ThresholdsFrom == report.ThresholdsFromBase {
-		// This gate read its thresholds from the base: raising them in
-		// this pull request cannot pass it. With config changes, the
-		// plan's line above already says so.
-		accept = fmt.Sprintf("raise %s in the base's perfgate.yml", strings.Join(thresholdKeys(costs), ", "))
-		if len(rep.ConfigChanges) == 0 {
-			accept += " (thresholds come from the base)"
-		}
+	accept := fmt.Sprintf("raise %s in %s", strings.Join(thresholdKeys(costs), ", "), thresholdsFile(rep))
+	if rep.ThresholdsFrom == report.ThresholdsFromBase && len(rep.ConfigChanges) == 0 {
+		// With config changes, the plan's line above already says so.
+		accept += " (thresholds come from the base)"
 	}
 	if links.AcceptLabel != "" {
 		// The Action counts the label only from someone with write access,
@@ -187,10 +182,7 @@ func inconclusiveSteps(rep *report.Report) string {
 // needs).
 func atThresholdStep(rep *report.Report, m report.Metric, unit string) string {
 	c := metric.Of(m)
-	where, relation, narrowed := "perfgate.yml", "under", "to bring its top under the threshold"
-	if rep.ThresholdsFrom == report.ThresholdsFromBase {
-		where = "the base's perfgate.yml"
-	}
+	relation, narrowed := "under", "to bring its top under the threshold"
 	near := math.Abs(m.Delta-m.Threshold) <= nearThreshold*math.Abs(m.Threshold)
 	switch {
 	case m.Delta < m.Threshold && near:
@@ -207,7 +199,16 @@ func atThresholdStep(rep *report.Report, m report.Metric, unit string) string {
 	}
 	return fmt.Sprintf("%s changed %s, %s its threshold (%s), but its likely range (%s to %s) reaches past the threshold: at this run's spread it would take %s its %d %s %s, so re-running will not decide it; if a change up to %s is acceptable, raise %s above it in %s",
 		titleOf(m), c.FormatChange(m.Delta), relation, c.FormatChange(m.Threshold), c.FormatChange(m.CI[0]), c.FormatChange(m.CI[1]),
-		times, m.Pairs, unit, narrowed, c.FormatChange(m.CI[1]), strings.Join(thresholdKeys([]report.Metric{m}), ", "), where)
+		times, m.Pairs, unit, narrowed, c.FormatChange(m.CI[1]), strings.Join(thresholdKeys([]report.Metric{m}), ", "), thresholdsFile(rep))
+}
+
+// thresholdsFile is where the gate read its thresholds: a gate that read
+// them from the base is not passed by raising them in this pull request.
+func thresholdsFile(rep *report.Report) string {
+	if rep.ThresholdsFrom == report.ThresholdsFromBase {
+		return "the base's perfgate.yml"
+	}
+	return "perfgate.yml"
 }
 
 // nearThreshold is how close to its threshold, as a share of it, a change
