@@ -111,7 +111,7 @@ export async function buildEngine(actionRoot: string, toolDir: string, runner: R
     reason = choice.reason
   }
   const toolchain = await sourceToolchain(engineDir, reason, process.env)
-  const key = `perfgate-engine-${process.platform}-${process.arch}-${toolchain.goVersion}-${hash}`
+  const key = engineCacheKey(toolchain.goVersion, hash)
   const dir = path.join(toolDir, key)
   const binary = path.join(dir, 'perfgate')
   let cacheHit = existsSync(binary)
@@ -134,6 +134,15 @@ export async function buildEngine(actionRoot: string, toolDir: string, runner: R
   }
   core.info(`perfgate engine: ${binary} (${toolchain.goVersion}, ${cacheHit ? 'from cache' : 'built'})`)
   return { path: binary, goVersion: toolchain.goVersion, cacheHit }
+}
+
+/**
+ * engineCacheKey names a build from source in the tool cache and in
+ * actions/cache: this runner's platform and arch, the Go that built it and
+ * the engine sources' hash (sourceHash).
+ */
+export function engineCacheKey(goVersion: string, sourceHash: string): string {
+  return `perfgate-engine-${process.platform}-${process.arch}-${goVersion}-${sourceHash}`
 }
 
 /** engineSources is the action's engine/ directory, which every action carries. */

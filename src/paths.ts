@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url'
 export const actionRoot = (): string => path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 /** toolDir is where built engines are kept between steps (and restored from the cache). */
-export const toolDir = (): string => path.join(process.env.RUNNER_TOOL_CACHE || os.tmpdir(), 'perfgate')
+export const toolDir = (env: Record<string, string | undefined> = process.env): string =>
+  path.join(env.RUNNER_TOOL_CACHE || os.tmpdir(), 'perfgate')
 
 /**
  * resultsDir is where a step keeps its results for one config (kind

@@ -80,6 +80,8 @@ describe('the action on a pull request with a planted regression', () => {
     if (confinable) expect(first.output).not.toContain('UNCONFINED')
     // As on GitHub's runners: the runner user, the engine through sudo -n.
     if (process.env.PERFGATE_E2E_VIA_SUDO === '1') expect(first.output).toContain('running the engine as root through sudo')
+    // An engine seeded into the tool cache (scripts/vm) must be the one found, or the run paid for a build.
+    if (process.env.PERFGATE_E2E_ENGINE) expect(first.output).toMatch(/perfgate engine: .*from cache\)/)
     // report.html goes up unzipped too (local-action's stand-in zips it
     // anyway), and the comment opens it before the zipped results.
     expect([...first.artifacts].sort()).toEqual(['perfgate-report-perfgate-results-attempt-1.html.zip', 'perfgate-results-attempt-1.zip'])

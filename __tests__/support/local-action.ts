@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
+import { engineCacheKey, sourceHash } from '../../src/engine.js'
+import { engineToolchain } from '../../src/engine-toolchain.js'
+import { toolDir } from '../../src/paths.js'
 import type { FakeGitHub } from './fake-github.js'
 
 // The real action (src/main.ts and src/post.ts, run by @github/local-action)
@@ -109,6 +112,7 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
   const runnerTemp = scenario.job ? path.join(tmp, `job-${scenario.job}`, 'runner') : path.join(run, 'runner')
   for (const dir of [path.join(run, 'artifacts'), path.join(run, 'runner'), runnerTemp, path.join(tmp, 'cache'), path.join(tmp, 'tools')])
     mkdirSync(dir, { recursive: true })
+  await seedEngine(toolDir({ RUNNER_TOOL_CACHE: path.join(tmp, 'tools') }))
   const event = path.join(run, 'event.json')
   writeFileSync(event, JSON.stringify(scenario.payload ?? {}))
   const summary = path.join(run, 'summary.md')
@@ -163,6 +167,26 @@ async function runActionOnce(at: Checkout, scenario: Scenario): Promise<ActionRe
     child.on('close', () => resolve(out))
   })
   return { output, artifacts: readdirSync(path.join(run, 'artifacts')), summary: readFileSync(summary, 'utf8'), dir: run }
+}
+
+/**
+ * seedEngine puts the engine PERFGATE_E2E_ENGINE names into the scenarios'
+ * tool cache, where the Action's mode gate finds a build of its sources
+ * (the second run of a workflow on GitHub restores it from actions/cache):
+ * scripts/vm/suite.sh gives the perfgate it built on the host, from these
+ * sources with the Action's flags, because the Action's own build takes
+ * ~100 s under the VM's emulation. The host's scenarios build it as the
+ * Action does, which stays tested there.
+ */
+async function seedEngine(engines: string): Promise<void> {
+  const prebuilt = process.env.PERFGATE_E2E_ENGINE
+  if (!prebuilt) return
+  const engineDir = path.join(actionRoot, 'engine')
+  const { goVersion } = await engineToolchain(engineDir, process.env)
+  const binary = path.join(engines, engineCacheKey(goVersion, await sourceHash(engineDir)), 'perfgate')
+  if (existsSync(binary)) return
+  mkdirSync(path.dirname(binary), { recursive: true })
+  copyFileSync(prebuilt, binary)
 }
 
 /**

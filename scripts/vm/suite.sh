@@ -211,10 +211,14 @@ stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-own
 # build per side (layout: build): relinking both sides cost ~40 s a round
 # under TCG, and gate-as-runner.sh's recording checks the relink as
 # runner through sudo. The scenarios' output, timed, is in
-# /tmp/vm-action-times: CI's log shows when each step began.
+# /tmp/vm-action-times: CI's log shows when each step began. The engine
+# is the one built on the host for the gates above (the same sources and
+# flags as the Action's build), put in the scenarios' tool cache as
+# actions/cache restores it on a runner: the Action's own build of it took
+# ~100 s under TCG, and the host's scenarios test that build.
 stage "the Action end to end through @github/local-action, as runner with sudo" \
   "rm -rf /tmp/vm-action-times
-   PERFGATE_E2E_TIMED_LOG=/tmp/vm-action-times PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results|stops the engine, which writes' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log
+   PERFGATE_E2E_ENGINE=$(q "$guest_bin/perfgate") PERFGATE_E2E_TIMED_LOG=/tmp/vm-action-times PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results|stops the engine, which writes' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log
    # What each step cost under emulation: the seconds since the scenario
    # started at every log group and every measured run.
    for f in /tmp/vm-action-times/*.log; do echo \"-- \$(basename \"\$f\" .log)\"; grep -E '::group::|perfgate engine:|^ *[0-9.]+ (base|head|run|round|verdict)' \"\$f\" | cut -c1-160; done

@@ -12,6 +12,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/simtest"
 )
 
 func TestNormalize(t *testing.T) {
@@ -195,6 +196,7 @@ func TestJitteryFunctionNeedsMoreThanSamplingNoise(t *testing.T) {
 // functions with Poisson samples (3 profile rounds a side), noise puts a
 // function in "Where it changed" in at most about 5% of gates.
 func TestAANamesNoFunctionMostOfTheTime(t *testing.T) {
+	simtest.Simulation(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	const gates = 100
 	named := 0

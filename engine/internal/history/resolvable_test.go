@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/perfgate/perfgate/engine/internal/simtest"
 	"github.com/perfgate/perfgate/engine/internal/stats"
 )
 
@@ -14,6 +15,7 @@ import (
 // about 9 times in 10 (the normal approximation is not exact for the
 // signed-rank test at small n, hence the band).
 func TestResolvableHasNinetyPercentPower(t *testing.T) {
+	simtest.Simulation(t)
 	const trials = 250
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {

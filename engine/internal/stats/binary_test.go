@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/simtest"
 )
 
 // The sign test of ±1 differences is the signed-rank test with every rank
@@ -113,6 +115,7 @@ func TestBinaryDetectableHasItsPower(t *testing.T) {
 // failures are: 5,000 simulated gates per rate (the exact test's size is
 // at most alpha by construction; this checks the plumbing around it).
 func TestFailuresWithNoChangeFailAtMostAlpha(t *testing.T) {
+	simtest.Simulation(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	plan := Plan{Alpha: 0.01, Min: 14, Max: 14}
 	for _, rate := range []float64{0.02, 0.1, 0.3, 0.7} {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/simtest"
 )
 
 // countInput is an errors-like Count input: rounds of perRound requests a
@@ -161,6 +163,7 @@ var countPowerCases = []countPowerCase{
 // threshold) fail at most alpha of the time. 300 gates make a standard
 // error of 1.7 points at 90%; TestSimulation runs 2,000 a case.
 func TestCountCouldDetectHasItsPower(t *testing.T) {
+	simtest.Simulation(t)
 	const gates = 300
 	for i, c := range []countPowerCase{countPowerCases[0], countPowerCases[2]} {
 		claim, caught, atD0 := countPower(c, gates, uint64(i+1))

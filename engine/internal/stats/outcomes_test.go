@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/simtest"
 )
 
 // fixed is a plan with a single look at n rounds.
@@ -102,6 +104,7 @@ func TestDetectable(t *testing.T) {
 // noise (the median over the gates) in about 80% of them, and always holds
 // the gate's own could-detect.
 func TestDetectableRangeHoldsTheTrueNoisesAnswer(t *testing.T) {
+	simtest.Simulation(t)
 	const gates, n, sd, threshold, alpha = 400, 14, 0.008, 0.015, 0.01
 	rng := rand.New(rand.NewPCG(7, 11))
 	results := make([]Result, gates)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/simtest"
 )
 
 // The simulations behind docs/statistics.md. The unit tests below run small
@@ -18,6 +20,7 @@ var simulate = flag.Bool("simulate", false, "run the long simulations of docs/st
 // at 0 (so only the test protects the gate), the share of gates that fail
 // stays within alpha over all the looks and metrics.
 func TestFalseFailureRateAcrossLooks(t *testing.T) {
+	simtest.Simulation(t)
 	p := Plan{Alpha: 0.05, Min: 12, Max: 24}
 	for _, noise := range []noiseModel{normalNoise, t3Noise} {
 		g := defaultGate(0.015, 0.008, noise).withThresholds(0)
@@ -36,6 +39,7 @@ func TestFalseFailureRateAcrossLooks(t *testing.T) {
 // old rule, significant against 0 and the estimate above the threshold,
 // failed 268 of these 3000 gates, 8.9%; this rule 31, 1.0%).
 func TestChangeOfHalfTheThresholdFailsAtMostAlpha(t *testing.T) {
+	simtest.Simulation(t)
 	p := Plan{Alpha: 0.05, Min: 12, Max: 24}
 	const threshold = 0.015
 	g := defaultGate(threshold, 0.02, normalNoise).withShift("cpu", math.Log1p(IndifferenceShare*threshold))
@@ -52,6 +56,7 @@ func TestChangeOfHalfTheThresholdFailsAtMostAlpha(t *testing.T) {
 // more than 4 points is not. 600 experiments make a standard error of 1.2
 // points.
 func TestDetectableMatchesRealisedPower(t *testing.T) {
+	simtest.Simulation(t)
 	for _, p := range []Plan{{Alpha: 0.01, Min: 12, Max: 24}, {Alpha: 0.05, Min: 8, Max: 8}} {
 		c := checkCouldDetect(defaultGate(0.015, 0.008, normalNoise), p, 600, 1)
 		got := float64(c.caughtAtLook) / float64(c.gates)
