@@ -12,9 +12,10 @@
 #    invoker, with runner's Go caches;
 #  - no perfgate cgroup or process is left after a gate and after a
 #    gate whose service cannot start.
-# A whole gate through sudo is the Action's pull-request scenario, and a
-# gate stopped midway its cancelled-job scenario: suite.sh runs both as
-# runner next, and checks that nothing of them is left.
+# A whole gate through sudo is the Action's pull-request scenario, which
+# suite.sh runs as runner next. The first gate here is stopped midway by a
+# SIGTERM to sudo from outside its process group, as the Action forwards a
+# cancelled job's signal: the VM's check of the cancelled job.
 # Usage: gate-as-runner.sh PERFGATE_BINARY
 set -uo pipefail
 perfgate=$1

@@ -199,32 +199,36 @@ stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-own
   "bash scripts/vm/gate-as-runner.sh $(q "$guest_bin/perfgate")"
 
 # --- the Action end to end, as on GitHub --------------------------------------
-# Only the scenarios whose path crosses sudo in a way the host's run (as
+# Only the scenario whose path crosses sudo in a way the host's run (as
 # root) does not: a pull request with a regression, where the Action finds
 # password-less sudo, starts the engine through it, comments and cleans up
-# in its post step; and a cancelled job, whose SIGINT the Action must relay
-# through sudo to the engine, which still writes its report and leaves
-# nothing root-owned (gate-as-runner.sh has no gate of its own stopped
-# midway: this is the runner's way to stop one). The other scenarios (fork, push, nightly
-# record, the two-stage comment, the accept label) run the same code as on
-# the host: scripts/test.sh runs them all there. Their gates keep one
-# build per side (layout: build): relinking both sides cost ~40 s a round
-# under TCG, and gate-as-runner.sh's recording checks the relink as
-# runner through sudo. The scenarios' output, timed, is in
+# in its post step. A cancelled job is not run here again: the Action
+# forwards the runner's SIGINT as SIGTERM to its child, sudo, from outside
+# sudo's process group (src/perfgate.ts; the host's cancelled-job scenario
+# tests that), and gate-as-runner.sh's first gate checks the rest as
+# runner: sudo relays a SIGTERM sent that way, the engine writes its
+# report, and nothing it wrote is root-owned. Under TCG the scenario cost
+# 70-140 s (local-action's own start ~65 s, and Node died of SIGILL there
+# more than anywhere). The other scenarios (fork, push, nightly record,
+# the two-stage comment, the accept label, a cancelled job) run the same
+# code as on the host: scripts/test.sh runs them all there. Its gate keeps
+# one build per side (layout: build): relinking both sides cost ~40 s a
+# round under TCG, and gate-as-runner.sh's first gate checks the relink as
+# runner through sudo. The scenario's output, timed, is in
 # /tmp/vm-action-times: CI's log shows when each step began. The engine
 # is the one built on the host for the gates above (the same sources and
-# flags as the Action's build), put in the scenarios' tool cache as
+# flags as the Action's build), put in the scenario's tool cache as
 # actions/cache restores it on a runner: the Action's own build of it took
 # ~100 s under TCG, and the host's scenarios test that build.
 stage "the Action end to end through @github/local-action, as runner with sudo" \
   "rm -rf /tmp/vm-action-times
-   PERFGATE_E2E_ENGINE=$(q "$guest_bin/perfgate") PERFGATE_E2E_TIMED_LOG=/tmp/vm-action-times PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results|stops the engine, which writes' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log
+   PERFGATE_E2E_ENGINE=$(q "$guest_bin/perfgate") PERFGATE_E2E_TIMED_LOG=/tmp/vm-action-times PERFGATE_E2E_RATE=20 PERFGATE_E2E_VIA_SUDO=1 npx vitest run --config vitest.e2e.config.ts -t 'fails the step, keeps the results' >/tmp/vm-action.log 2>&1; rc=\$?; cat /tmp/vm-action.log
    # What each step cost under emulation: the seconds since the scenario
    # started at every log group and every measured run.
    for f in /tmp/vm-action-times/*.log; do echo \"-- \$(basename \"\$f\" .log)\"; grep -E '::group::|perfgate engine:|^ *[0-9.]+ (base|head|run|round|verdict)' \"\$f\" | cut -c1-160; done
    [ \$rc = 0 ] || exit \$rc
-   # A renamed scenario would match nothing and pass: both must have run.
-   grep -Eq 'Tests +2 passed' /tmp/vm-action.log || { echo 'the two scenarios did not both run and pass'; exit 1; }"
+   # A renamed scenario would match nothing and pass: it must have run.
+   grep -Eq 'Tests +1 passed' /tmp/vm-action.log || { echo 'the pull-request scenario did not run and pass'; exit 1; }"
 
 log "suite took $(($(date +%s) - started)) s"
 if [ ${#failed[@]} -gt 0 ]; then
