@@ -71,12 +71,23 @@ describe('post', () => {
 // pull request's: post says which target to sweep, so that a kubeconfig the
 // config names is loaded only for target kubernetes.
 describe('sweepArgs', () => {
-  const run = { binary: '/opt/perfgate', viaSudo: true, config: '/work/perfgate.yml', target: '' }
+  const run = { binary: '/opt/perfgate', viaSudo: true, config: '/work/perfgate.yml', target: '', base: '' }
   it("passes the target input, which overrides the config's target", () => {
     expect(sweepArgs({ ...run, target: 'local' }, true)).toEqual(['sweep', '--target', 'local', '--config', '/work/perfgate.yml'])
   })
   it("leaves the config's target to the engine when the input is empty", () => {
     expect(sweepArgs(run, true)).toEqual(['sweep', '--config', '/work/perfgate.yml'])
+  })
+  it("after a gate, takes the target from the base commit's perfgate.yml, as the gate did", () => {
+    expect(sweepArgs({ ...run, base: 'c0ffee' }, true)).toEqual(['sweep', '--config', '/work/perfgate.yml', '--base', 'c0ffee'])
+    expect(sweepArgs({ ...run, base: 'c0ffee', target: 'local' }, true)).toEqual([
+      'sweep',
+      '--target',
+      'local',
+      '--config',
+      '/work/perfgate.yml',
+    ])
+    expect(sweepArgs({ ...run, base: 'c0ffee' }, false)).toEqual(['sweep'])
   })
   it('passes no config that is gone', () => {
     expect(sweepArgs({ ...run, target: 'docker' }, false)).toEqual(['sweep', '--target', 'docker'])

@@ -139,7 +139,13 @@ async function measure(inputs: Inputs, event: EventInfo): Promise<void> {
   // its sweep of whatever a killed engine left.
   const started = (pid: number, viaSudo: boolean): void => {
     state.saveEnginePid(pid)
-    state.saveEngineRun({ binary: engine.path, viaSudo, config: path.resolve(workdir, config), target: inputs.target })
+    state.saveEngineRun({
+      binary: engine.path,
+      viaSudo,
+      config: path.resolve(workdir, config),
+      target: inputs.target,
+      base: 'sha' in base ? base.sha : '',
+    })
   }
   let exitCode = 0
   // Read before measuring: record adds to it, gate shows where main stands.

@@ -75,10 +75,16 @@ async function sweep(engine: state.EngineRun): Promise<void> {
  * sweepArgs sweeps the target main measured on, and nothing else: the
  * config may be the pull request's, and under sudo the engine reads it as
  * root, so it connects to a Kubernetes cluster only for target kubernetes
- * (the `target` input, else the config's).
+ * (the `target` input, else, after a gate, the base commit's perfgate.yml,
+ * whose plan the gate measured with, else the config's).
  */
 export function sweepArgs(engine: state.EngineRun, configExists: boolean): string[] {
-  return ['sweep', ...(engine.target ? ['--target', engine.target] : []), ...(configExists ? ['--config', engine.config] : [])]
+  return [
+    'sweep',
+    ...(engine.target ? ['--target', engine.target] : []),
+    ...(configExists ? ['--config', engine.config] : []),
+    ...(configExists && engine.base && !engine.target ? ['--base', engine.base] : []),
+  ]
 }
 
 /** isPerfgate guards against a recycled PID: only a perfgate process is signalled. */

@@ -31,6 +31,8 @@ export interface EngineRun {
   readonly config: string
   /** The `target` input, which overrides the config's target; '' for the config's. */
   readonly target: string
+  /** The commit a gate measured against (its --base), whose perfgate.yml gave the target; '' outside a gate. */
+  readonly base: string
 }
 
 export const saveEngineRun = (run: EngineRun): void => core.saveState(keys.engine, JSON.stringify(run))
@@ -46,7 +48,8 @@ export function engineRun(): EngineRun | undefined {
     return undefined
   }
   if (typeof run.binary !== 'string' || typeof run.viaSudo !== 'boolean' || typeof run.config !== 'string') return undefined
-  return { binary: run.binary, viaSudo: run.viaSudo, config: run.config, target: typeof run.target === 'string' ? run.target : '' }
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '')
+  return { binary: run.binary, viaSudo: run.viaSudo, config: run.config, target: text(run.target), base: text(run.base) }
 }
 
 export function saveUploadPlan(resultsDir: string, artifactName: string): void {

@@ -85,7 +85,7 @@ export async function runTrend(inputs: Inputs, event: EventInfo): Promise<void> 
   if (inputs.target) args.push('--target', inputs.target)
   const exitCode = await runPerfgate(engine.path, args, workdir, (pid, viaSudo) => {
     state.saveEnginePid(pid)
-    state.saveEngineRun({ binary: engine.path, viaSudo, config: path.resolve(workdir, config), target: inputs.target })
+    state.saveEngineRun({ binary: engine.path, viaSudo, config: path.resolve(workdir, config), target: inputs.target, base: '' })
   })
 
   const { error: uploadError } = await keepResults(name, trendDir)

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 
+	"github.com/perfgate/perfgate/engine/internal/build"
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/owner"
@@ -32,24 +34,58 @@ type sweepPart struct {
 // host identity left when they died without cleaning up (SIGKILL, a job
 // timing out): the Action's post step runs it, as root under sudo, with
 // the pull request's perfgate.yml. So it touches only what the target it
-// sweeps can have made (--target, else the config's target): a Kubernetes
-// cluster only for target kubernetes, since connecting loads a kubeconfig
-// (and its credential plugins) that the config may name; the kubernetes
-// target's own rules for that kubeconfig apply (kubernetes.Sweep).
+// sweeps can have made (--target, else the target the gate measured on: the
+// base revision's perfgate.yml with --base, as gate reads it, else the
+// config's): a Kubernetes cluster only for target kubernetes, since
+// connecting loads a kubeconfig that the config may name; the kubernetes
+// target's own rules for that kubeconfig apply (kubernetes.Sweep). A pull
+// request that sets target: kubernetes in a gate the base measured on
+// local so makes the sweep load no kubeconfig.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "perfgate.yml: its target says what to sweep, and for target kubernetes its kubernetes section (kubeconfig, context, namespace) says which cluster; without it, KUBECONFIG or ~/.kube/config")
 	targetName := fs.String("target", "", "the target whose leftovers to remove: local (cgroups), docker, kind or kubernetes; default the config's target, and without a config cgroups, Docker and kind (never a cluster)")
+	baseRev := fs.String("base", "", "the git revision the gate measured against (its --base): the target comes from that revision's copy of --config, as the gate's did, when it has one")
 	if !parseFlags(fs, args, stderr) {
 		return exitConfig
 	}
-	parts, err := sweepPartsFor(*targetName, *configPath)
+	targetFromBase := ""
+	if *baseRev != "" && *targetName == "" && *configPath != "" {
+		var err error
+		if targetFromBase, err = baseTarget(ctx, *baseRev, *configPath); err != nil {
+			fmt.Fprintf(stderr, "perfgate sweep: %v\n", err)
+			return exitConfig
+		}
+	}
+	parts, err := sweepPartsFor(firstNonEmpty(*targetName, targetFromBase), *configPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "perfgate sweep: %v\n", err)
 		return exitConfig
 	}
 	return sweep(ctx, parts, stdout, stderr)
+}
+
+// baseTarget is the target of the base revision's copy of configPath, as
+// gate --base takes it ("" when the base has no copy: the gate then
+// measured on head's, and so does the sweep).
+func baseTarget(ctx context.Context, rev, configPath string) (string, error) {
+	base, err := build.RevisionOf(ctx, "--base", rev, filepath.Dir(configPath))
+	if err != nil {
+		return "", err
+	}
+	data, rel, err := base.ReadAtBase(ctx, configPath)
+	if errors.Is(err, build.ErrNotAtBase) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	cfg, err := config.Parse(fmt.Sprintf("%s at %s", rel, base.Commit[:min(12, len(base.Commit))]), data)
+	if err != nil {
+		return "", fmt.Errorf("the base revision's %s does not load, so what to sweep is unknown: %w; pass --target", rel, err)
+	}
+	return cfg.Target, nil
 }
 
 // sweepPartsFor picks the parts for targetName, or the config's target

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/gittest"
 	"github.com/perfgate/perfgate/engine/internal/owner"
 )
 
@@ -160,5 +161,73 @@ func TestSweepLoadsNoKubeconfigForAnotherTarget(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"sweep", "--target", "cloud"}, &stdout, &stderr); code != exitConfig || !strings.Contains(stderr.String(), `--target "cloud" is not a target`) {
 		t.Errorf("--target cloud: exit %d, %s", code, stderr.String())
+	}
+}
+
+// TestSweepTakesTheTargetFromTheBase is the post step's sweep after a gate
+// with --base: the base's perfgate.yml measured on local, and the pull
+// request's sets target: kubernetes with a kubeconfig whose exec plugin
+// leaves a mark. The gate measured on local (the target is part of the
+// base's plan), so the sweep with --base looks at no cluster and loads no
+// kubeconfig; a base whose perfgate.yml says kubernetes is swept as such,
+// and a base without the file leaves head's target, as the gate did.
+func TestSweepTakesTheTargetFromTheBase(t *testing.T) {
+	repo := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "plugin-ran")
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	data, err := os.ReadFile("../../internal/target/kubernetes/testdata/kubeconfig-exec-plugin.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kubeconfig, []byte(strings.ReplaceAll(string(data), "MARKER", marker)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(repo, "perfgate.yml")
+	write := func(target string) {
+		body := "version: 1\nservice:\n  package: ./cmd/server\n  args: [\"-addr\", \"{addr}\"]\ntarget: " + target + "\nkubernetes:\n  kubeconfig: " + kubeconfig + "\n" +
+			"  image_load: [\"true\"]\nload:\n  rate: 10\n  requests: [GET /]\n"
+		if err := os.WriteFile(config, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := gittest.In(t, repo)
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "no perfgate.yml yet")
+	without := git("rev-parse", "HEAD")
+	write("local")
+	git("add", "perfgate.yml")
+	git("commit", "-q", "-m", "measured on local")
+	onLocal := git("rev-parse", "HEAD")
+	write("kubernetes")
+	git("commit", "-q", "-am", "measured on kubernetes")
+	onKubernetes := git("rev-parse", "HEAD")
+	// The pull request's copy: kubernetes, uncommitted as in a checkout.
+	write("kubernetes")
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(repo, "nobody.sock"))
+	for _, c := range []struct {
+		base string
+		kube bool
+	}{
+		{onLocal, false},
+		{onKubernetes, true},
+		{without, true},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"sweep", "--config", config, "--base", c.base}, &stdout, &stderr)
+		if !strings.Contains(stdout.String(), "cgroups:") {
+			t.Fatalf("--base %s: exit %d, did not sweep:\n%s%s", c.base[:7], code, stdout.String(), stderr.String())
+		}
+		if got := strings.Contains(stdout.String(), "kubernetes:"); got != c.kube {
+			t.Errorf("--base %s: swept a cluster %v, want %v\n%s%s", c.base[:7], got, c.kube, stdout.String(), stderr.String())
+		}
+		if !c.kube {
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("--base %s ran the pull request's kubeconfig's exec plugin", c.base[:7])
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"sweep", "--config", config, "--base", "--upload-pack=x"}, &stdout, &stderr); code != exitConfig || !strings.Contains(stderr.String(), "which git would read as an option") {
+		t.Errorf("--base --upload-pack=x: exit %d, %s", code, stderr.String())
 	}
 }

@@ -57,22 +57,24 @@ func ResolvePair(ctx context.Context, rev, src string) (*Base, error) {
 	return resolveRevision(ctx, "--pair-with", "", rev, src)
 }
 
+// RevisionOf resolves rev in the repository that holds dir, for reading
+// files as they are at that revision (ReadAtBase) without checking it out:
+// perfgate sweep reads the base's perfgate.yml as the gate did.
+func RevisionOf(ctx context.Context, flag, rev, dir string) (*Base, error) {
+	commit, top, err := resolveCommit(ctx, flag, "", rev, dir)
+	if err != nil {
+		return nil, err
+	}
+	realTop, _ := filepath.EvalSymlinks(top)
+	return &Base{Ref: rev, Commit: commit, Top: realTop}, nil
+}
+
 // resolveRevision is ResolveBase with the flag the revision came from and
 // what else that flag's command accepts, for its errors.
 func resolveRevision(ctx context.Context, flag, otherwise, rev, head string) (*Base, error) {
-	if strings.HasPrefix(rev, "-") {
-		return nil, fmt.Errorf("%s %q starts with \"-\", which git would read as an option; pass a commit, branch or tag", flag, rev)
-	}
-	top, err := git(ctx, head, "rev-parse", "--show-toplevel")
+	commit, top, err := resolveCommit(ctx, flag, otherwise, rev, head)
 	if err != nil {
-		if otherwise != "" {
-			return nil, fmt.Errorf("%s %q is a git revision, but --head %s is not inside a git repository to resolve it in; pass the base's checkout with --base-dir instead", flag, rev, head)
-		}
-		return nil, fmt.Errorf("%s %q is a git revision, but %s is not inside a git repository to resolve it in", flag, rev, head)
-	}
-	commit, err := git(ctx, top, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
-	if err != nil {
-		return nil, fmt.Errorf("%s %q is not a commit, branch or tag of the repository at %s; fetch it first (git fetch origin %s)%s", flag, rev, top, rev, otherwise)
+		return nil, err
 	}
 	absHead, err := filepath.Abs(head)
 	if err != nil {
@@ -104,6 +106,24 @@ func resolveRevision(ctx context.Context, flag, otherwise, rev, head string) (*B
 		return err
 	}
 	return &Base{Dir: filepath.Join(worktree, sub), Ref: rev, Commit: commit, Top: realTop, remove: remove}, nil
+}
+
+// resolveCommit finds the repository that holds dir and rev's commit in
+// it, refusing a revision git would read as an option.
+func resolveCommit(ctx context.Context, flag, otherwise, rev, dir string) (commit, top string, err error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", "", fmt.Errorf("%s %q starts with \"-\", which git would read as an option; pass a commit, branch or tag", flag, rev)
+	}
+	if top, err = git(ctx, dir, "rev-parse", "--show-toplevel"); err != nil {
+		if otherwise != "" {
+			return "", "", fmt.Errorf("%s %q is a git revision, but --head %s is not inside a git repository to resolve it in; pass the base's checkout with --base-dir instead", flag, rev, dir)
+		}
+		return "", "", fmt.Errorf("%s %q is a git revision, but %s is not inside a git repository to resolve it in", flag, rev, dir)
+	}
+	if commit, err = git(ctx, top, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err != nil {
+		return "", "", fmt.Errorf("%s %q is not a commit, branch or tag of the repository at %s; fetch it first (git fetch origin %s)%s", flag, rev, top, rev, otherwise)
+	}
+	return commit, top, nil
 }
 
 // ErrNotAtBase says a file does not exist at the base revision (or lies
