@@ -13,8 +13,9 @@ import (
 
 // A file only root may read is refused under sudo (SUDO_UID and SUDO_GID
 // stand in for it), whatever perfgate itself could read; one the invoker
-// owns, or anyone may read, is not; without sudo nothing is checked.
-func TestCheckInvokerCanRead(t *testing.T) {
+// owns, or anyone may read, is read; without sudo it reads as perfgate's
+// own user; a file over the limit is refused, naming it.
+func TestReadAsInvoker(t *testing.T) {
 	dir := privilegetest.ReachableDir(t, 0o755)
 	file := func(name string, mode os.FileMode, uid int) string {
 		p := filepath.Join(dir, name)
@@ -36,20 +37,23 @@ func TestCheckInvokerCanRead(t *testing.T) {
 	everyones := file("everyones", 0o644, 0)
 
 	t.Setenv("SUDO_UID", "")
-	if err := CheckInvokerCanRead(rootOnly); err != nil {
-		t.Errorf("without sudo: %v, want no check", err)
+	if data, err := ReadAsInvoker(rootOnly, 10); err != nil || string(data) != "x" {
+		t.Errorf("without sudo: %q, %v; want the file read as perfgate's user", data, err)
+	}
+	if _, err := ReadAsInvoker(rootOnly, 0); err == nil || !strings.Contains(err.Error(), "over 0 bytes") {
+		t.Errorf("over the limit: %v, want a refusal naming it", err)
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("under sudo perfgate is root; the rest needs root")
 	}
 	t.Setenv("SUDO_UID", "4242")
 	t.Setenv("SUDO_GID", "4242")
-	if err := CheckInvokerCanRead(rootOnly); err == nil || !strings.Contains(err.Error(), "not readable by uid 4242") {
-		t.Errorf("a root-only file: %v, want a refusal naming the invoker", err)
+	if data, err := ReadAsInvoker(rootOnly, 10); err == nil || !strings.Contains(err.Error(), "not readable by uid 4242") || len(data) > 0 {
+		t.Errorf("a root-only file: %q, %v; want a refusal naming the invoker", data, err)
 	}
 	for _, p := range []string{theirs, everyones} {
-		if err := CheckInvokerCanRead(p); err != nil {
-			t.Errorf("%s: %v, want readable", filepath.Base(p), err)
+		if data, err := ReadAsInvoker(p, 10); err != nil || string(data) != "x" {
+			t.Errorf("%s: %q, %v; want it read", filepath.Base(p), data, err)
 		}
 	}
 }
@@ -101,8 +105,8 @@ func TestOpenAsInvokerReadsOnlyWhatTheInvokerCould(t *testing.T) {
 		} else if !errors.Is(err, fs.ErrPermission) {
 			t.Errorf("%s: %v, want permission denied", p, err)
 		}
-		if err := CheckInvokerCanRead(p); err == nil || !strings.Contains(err.Error(), "not readable by uid 4242") {
-			t.Errorf("%s: CheckInvokerCanRead = %v, want a refusal naming the invoker", p, err)
+		if _, err := ReadAsInvoker(p, 100); err == nil || !strings.Contains(err.Error(), "not readable by uid 4242") {
+			t.Errorf("%s: ReadAsInvoker = %v, want a refusal naming the invoker", p, err)
 		}
 	}
 	// perfgate's other threads are still root's: many opens as the invoker,

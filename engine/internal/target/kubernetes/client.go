@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
-	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -38,20 +37,24 @@ type cluster struct {
 // server its version. A kubeconfig or context that does not exist is a
 // configuration error; a server that does not answer is not.
 func connect(ctx context.Context, k config.Kubernetes) (*cluster, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	contextName := firstSet(os.Getenv(envContext), k.Context)
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: contextName}
+	var loader clientcmd.ClientConfig
 	if k.Kubeconfig != "" {
 		if _, err := os.Stat(k.Kubeconfig); err != nil {
 			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %q cannot be read (%w); point it at a kubeconfig file or remove it to use KUBECONFIG", k.Kubeconfig, err)}
 		}
-		// perfgate.yml names it and root reads it: only what the
-		// invoker could read, or its content could surface in an error.
-		if err := privilege.CheckInvokerCanRead(k.Kubeconfig); err != nil {
+		// perfgate.yml names it and perfgate may be root: it and the
+		// files it refers to are read once, as the invoker, and handed
+		// to client-go in memory.
+		cfg, err := kubeconfigAsInvoker(k.Kubeconfig)
+		if err != nil {
 			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %w; give a kubeconfig file of that user's", err)}
 		}
-		rules.ExplicitPath = k.Kubeconfig
+		loader = clientcmd.NewNonInteractiveClientConfig(*cfg, contextName, overrides, nil)
+	} else {
+		loader = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(clientcmd.NewDefaultClientConfigLoadingRules(), overrides)
 	}
-	contextName := firstSet(os.Getenv(envContext), k.Context)
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: contextName})
 	raw, err := loader.RawConfig()
 	if err != nil {
 		return nil, &target.ConfigError{Err: fmt.Errorf("target kubernetes: the kubeconfig does not load: %w", err)}

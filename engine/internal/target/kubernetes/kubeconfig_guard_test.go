@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -97,5 +99,72 @@ func TestKubeconfigFromConfigOnlyWhatTheInvokerCanRead(t *testing.T) {
 	var ce *target.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "not readable by uid 65534") || strings.Contains(err.Error(), "$6$") {
 		t.Errorf("err = %v; want a configuration error saying the invoker cannot read it, and nothing of its content", err)
+	}
+}
+
+// TestKubeconfigFromConfigIsReadOnceAsTheInvoker: the kubeconfig that
+// perfgate.yml names and the files it refers to are read once, as the
+// invoker, and client-go gets them in memory: with every file gone after
+// that read, the client's configuration holds the certificate authority,
+// the client certificate and key (found relative to the kubeconfig, as
+// kubectl finds them), and no path that root would open later. Under sudo,
+// a client-key only root may read is refused, naming the user and the
+// field, with nothing of its content.
+func TestKubeconfigFromConfigIsReadOnceAsTheInvoker(t *testing.T) {
+	dir := privilegetest.ReachableDir(t, 0o755)
+	write := func(name, content string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	kubeconfigWith := func(clientKey string) string {
+		return write("kubeconfig", `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1", certificate-authority: ca.crt}
+users:
+- name: u
+  user: {client-certificate: `+dir+`/client.crt, client-key: `+clientKey+`}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+`, 0o644)
+	}
+	writeCertificates := func() {
+		write("ca.crt", "the CA", 0o644)
+		write("client.crt", "the certificate", 0o644)
+		write("client.key", "the key", 0o644)
+	}
+	writeCertificates()
+	kubeconfig := kubeconfigWith("client.key")
+	cfg, err := kubeconfigAsInvoker(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kubeconfig", "ca.crt", "client.crt", "client.key"} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rest, err := clientcmd.NewNonInteractiveClientConfig(*cfg, "", &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+	if err != nil {
+		t.Fatalf("the config read once does not stand alone: %v", err)
+	}
+	tls := rest.TLSClientConfig
+	if string(tls.CAData) != "the CA" || string(tls.CertData) != "the certificate" || string(tls.KeyData) != "the key" || tls.CAFile+tls.CertFile+tls.KeyFile != "" {
+		t.Errorf("TLS config %+v; want the three files' contents inline and no file names", tls)
+	}
+
+	privilegetest.SudoFromNobody(t)
+	writeCertificates()
+	secret := write("root-only.key", "root:$6$secret:19000", 0o600)
+	_, err = connect(context.Background(), config.Kubernetes{Kubeconfig: kubeconfigWith(secret)})
+	var ce *target.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `user u's client-key`) || !strings.Contains(err.Error(), "not readable by uid 65534") || strings.Contains(err.Error(), "$6$") {
+		t.Errorf("err = %v; want a configuration error naming the client-key only root may read, and nothing of its content", err)
 	}
 }
