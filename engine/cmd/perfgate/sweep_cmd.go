@@ -50,15 +50,17 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if !parseFlags(fs, args, stderr) {
 		return exitConfig
 	}
-	targetFromBase := ""
+	targetFromBase, partsConfig := "", *configPath
 	if *baseRev != "" && *targetName == "" && *configPath != "" {
 		var err error
 		if targetFromBase, err = baseTarget(ctx, *baseRev, *configPath); err != nil {
-			fmt.Fprintf(stderr, "perfgate sweep: %v\n", err)
-			return exitConfig
+			// What the gate measured on is unknown: sweep what needs no
+			// config, never a cluster, rather than trust head's target.
+			fmt.Fprintf(stderr, "perfgate sweep: %v; sweeping cgroups, Docker and kind, not a cluster\n", err)
+			partsConfig = ""
 		}
 	}
-	parts, err := sweepPartsFor(firstNonEmpty(*targetName, targetFromBase), *configPath)
+	parts, err := sweepPartsFor(firstNonEmpty(*targetName, targetFromBase), partsConfig)
 	if err != nil {
 		fmt.Fprintf(stderr, "perfgate sweep: %v\n", err)
 		return exitConfig

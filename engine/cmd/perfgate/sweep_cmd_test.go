@@ -226,8 +226,19 @@ func TestSweepTakesTheTargetFromTheBase(t *testing.T) {
 			}
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"sweep", "--config", config, "--base", "--upload-pack=x"}, &stdout, &stderr); code != exitConfig || !strings.Contains(stderr.String(), "which git would read as an option") {
-		t.Errorf("--base --upload-pack=x: exit %d, %s", code, stderr.String())
+	// A base that cannot be read (not fetched, or not a revision at all)
+	// leaves the gate's target unknown: no cluster, not head's target.
+	for _, base := range []string{"--upload-pack=x", strings.Repeat("f", 40)} {
+		var stdout, stderr bytes.Buffer
+		run(context.Background(), []string{"sweep", "--config", config, "--base", base}, &stdout, &stderr)
+		if !strings.Contains(stdout.String(), "cgroups:") || strings.Contains(stdout.String(), "kubernetes:") || !strings.Contains(stderr.String(), "not a cluster") {
+			t.Errorf("--base %s: want cgroups, Docker and kind swept, no cluster, and why\n%s%s", base, stdout.String(), stderr.String())
+		}
+		if base == "--upload-pack=x" && !strings.Contains(stderr.String(), "which git would read as an option") {
+			t.Errorf("--base %s: %s", base, stderr.String())
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("--base %s ran the pull request's kubeconfig's exec plugin", base)
+		}
 	}
 }
