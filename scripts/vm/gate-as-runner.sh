@@ -14,8 +14,10 @@
 #    gate whose service cannot start.
 # A whole gate through sudo is the Action's pull-request scenario, which
 # suite.sh runs as runner next. The first gate here is stopped midway by a
-# SIGTERM to sudo from outside its process group, as the Action forwards a
-# cancelled job's signal: the VM's check of the cancelled job.
+# SIGTERM to sudo, started in a session of its own and signalled from
+# outside it as the Action does when a job is cancelled: the VM's check of
+# the cancelled job (the host's cancelled-job scenario checks that the
+# Action forwards the runner's SIGINT to its child).
 # Usage: gate-as-runner.sh PERFGATE_BINARY
 set -uo pipefail
 perfgate=$1
@@ -75,10 +77,14 @@ sed -e 's/^layout: build$/layout: random/' -e 's/^profile_rounds: 1$/profile_rou
 for want in '^layout: random$' '^profile_rounds: 0$'; do
   grep -q "$want" "$work/relinked.yml" || { echo "FAIL: the relinked gate's perfgate.yml has no line $want"; exit 1; }
 done
-# sudo itself in the background (exec), so that $! is sudo's pid: sudo,
-# started by runner, relays runner's signals to the engine, as it relays
-# the Action's when a job is cancelled.
-(exec sudo -n --preserve-env env "PATH=$PATH" "$perfgate" gate --config "$work/relinked.yml" --base "$base" --head . --out "$work/run") >"$work/run.log" 2>&1 &
+# sudo itself in the background (exec), so that $! is sudo's pid, and in
+# a session of its own (setsid), as the Action starts it (Node's spawn
+# with detached: true calls setsid): the SIGTERM below then comes from
+# outside sudo's process group, as the Action forwards a cancelled job's
+# signal, and sudo must relay it to the engine. (The subshell is no
+# process group leader in this script without job control, so setsid
+# execs sudo without a fork.)
+(exec setsid sudo -n --preserve-env env "PATH=$PATH" "$perfgate" gate --config "$work/relinked.yml" --base "$base" --head . --out "$work/run") >"$work/run.log" 2>&1 &
 runpid=$!
 svc=""
 for _ in $(seq 300); do

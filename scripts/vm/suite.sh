@@ -203,11 +203,12 @@ stage "gates through sudo -n: cgroup v2, the service as runner, nothing root-own
 # root) does not: a pull request with a regression, where the Action finds
 # password-less sudo, starts the engine through it, comments and cleans up
 # in its post step. A cancelled job is not run here again: the Action
-# forwards the runner's SIGINT as SIGTERM to its child, sudo, from outside
-# sudo's process group (src/perfgate.ts; the host's cancelled-job scenario
-# tests that), and gate-as-runner.sh's first gate checks the rest as
-# runner: sudo relays a SIGTERM sent that way, the engine writes its
-# report, and nothing it wrote is root-owned. Under TCG the scenario cost
+# forwards the runner's SIGINT as SIGTERM to its child, sudo, which it
+# started in a session of its own (src/perfgate.ts; the host's
+# cancelled-job scenario checks the forwarding, as root without sudo), and
+# gate-as-runner.sh's first gate checks the rest as runner: sudo started
+# the same way relays a SIGTERM sent from outside its session, the engine
+# writes its report, and nothing it wrote is root-owned. Under TCG the scenario cost
 # 70-140 s (local-action's own start ~65 s, and Node died of SIGILL there
 # more than anywhere). The other scenarios (fork, push, nightly record,
 # the two-stage comment, the accept label, a cancelled job) run the same

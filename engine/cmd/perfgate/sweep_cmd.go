@@ -72,11 +72,22 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // gate --base takes it ("" when the base has no copy: the gate then
 // measured on head's, and so does the sweep).
 func baseTarget(ctx context.Context, rev, configPath string) (string, error) {
-	base, err := build.RevisionOf(ctx, "--base", rev, filepath.Dir(configPath))
+	// The directory's real path, as the repository's top is resolved (a
+	// workspace reached through a link); the file's name stays as given,
+	// as gate maps it.
+	abs, err := filepath.Abs(configPath)
 	if err != nil {
 		return "", err
 	}
-	data, rel, err := base.ReadAtBase(ctx, configPath)
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return "", err
+	}
+	base, err := build.RevisionOf(ctx, "--base", rev, dir)
+	if err != nil {
+		return "", err
+	}
+	data, rel, err := base.ReadAtBase(ctx, filepath.Join(dir, filepath.Base(abs)))
 	if errors.Is(err, build.ErrNotAtBase) {
 		return "", nil
 	}

@@ -226,6 +226,19 @@ func TestSweepTakesTheTargetFromTheBase(t *testing.T) {
 			}
 		}
 	}
+	// The same checkout reached through a link (a runner's workspace
+	// can be): still the base's target.
+	link := filepath.Join(t.TempDir(), "workspace")
+	if err := os.Symlink(repo, link); err != nil {
+		t.Fatal(err)
+	}
+	{
+		var stdout, stderr bytes.Buffer
+		run(context.Background(), []string{"sweep", "--config", filepath.Join(link, "perfgate.yml"), "--base", onLocal}, &stdout, &stderr)
+		if !strings.Contains(stdout.String(), "cgroups:") || strings.Contains(stdout.String(), "kubernetes:") {
+			t.Errorf("through a link: want the base's local target\n%s%s", stdout.String(), stderr.String())
+		}
+	}
 	// A base that cannot be read (not fetched, or not a revision at all)
 	// leaves the gate's target unknown: no cluster, not head's target.
 	for _, base := range []string{"--upload-pack=x", strings.Repeat("f", 40)} {

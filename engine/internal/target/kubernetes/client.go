@@ -35,31 +35,39 @@ type cluster struct {
 // connect loads the kubeconfig the way kubectl does (kubernetes.kubeconfig,
 // else KUBECONFIG, else ~/.kube/config), selects the context, and asks the
 // server its version. A kubeconfig or context that does not exist is a
-// configuration error; a server that does not answer is not.
-func connect(ctx context.Context, k config.Kubernetes) (*cluster, error) {
+// configuration error; a server that does not answer is not. fromConfig
+// says k is perfgate.yml's, which a pull request can change, and not
+// perfgate's own (the kind target's cluster, whose kubeconfig perfgate
+// wrote where only root may read).
+func connect(ctx context.Context, k config.Kubernetes, fromConfig bool) (*cluster, error) {
 	contextName := firstSet(os.Getenv(envContext), k.Context)
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: contextName}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	var loader clientcmd.ClientConfig
-	if k.Kubeconfig != "" {
+	switch {
+	case k.Kubeconfig != "" && !fromConfig:
+		rules.ExplicitPath = k.Kubeconfig
+		loader = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	case k.Kubeconfig != "":
 		if _, err := os.Stat(k.Kubeconfig); err != nil {
 			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %q cannot be read (%w); point it at a kubeconfig file or remove it to use KUBECONFIG", k.Kubeconfig, err)}
 		}
 		// perfgate.yml names it and perfgate may be root: it and the
 		// files it refers to are read once, as the invoker, and handed
 		// to client-go in memory.
-		cfg, err := kubeconfigAsInvoker(k.Kubeconfig)
+		cfg, err := kubeconfigAsInvoker(k.Kubeconfig, contextName)
 		if err != nil {
 			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %w; give a kubeconfig file of that user's", err)}
 		}
 		loader = clientcmd.NewNonInteractiveClientConfig(*cfg, contextName, overrides, nil)
-	} else {
-		loader = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(clientcmd.NewDefaultClientConfigLoadingRules(), overrides)
+	default:
+		loader = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 	}
 	raw, err := loader.RawConfig()
 	if err != nil {
 		return nil, &target.ConfigError{Err: fmt.Errorf("target kubernetes: the kubeconfig does not load: %w", err)}
 	}
-	if err := refuseRootPlugins(k.Kubeconfig, raw, os.Geteuid() == 0); err != nil {
+	if err := refuseRootPlugins(k.Kubeconfig, raw, fromConfig && os.Geteuid() == 0); err != nil {
 		return nil, err
 	}
 	if contextName == "" {

@@ -17,15 +17,16 @@ const maxKubeconfigFile = 4 << 20
 // kubeconfigAsInvoker reads the kubeconfig that perfgate.yml names
 // (kubernetes.kubeconfig, which a pull request can change) once, with the
 // file identity of the user who ran perfgate through sudo, and inlines the
-// files it refers to (certificate-authority, client-certificate,
-// client-key), read the same way. client-go then gets the config in
-// memory and root never opens a path the config chose: checking a path as
-// the invoker and letting client-go read it again as root would leave the
-// time between the two to swap the file, and the files a kubeconfig refers
-// to were read as root unchecked. Without sudo it reads as perfgate's own
-// user, as client-go would. Relative paths are resolved against the
-// kubeconfig's directory, as kubectl does.
-func kubeconfigAsInvoker(path string) (*clientcmdapi.Config, error) {
+// files its context refers to (certificate-authority, client-certificate,
+// client-key), read the same way: the context contextName names, else its
+// current-context, the only one perfgate uses. client-go then gets the
+// config in memory and root never opens a path the config chose: checking
+// a path as the invoker and letting client-go read it again as root would
+// leave the time between the two to swap the file, and the files a
+// kubeconfig refers to were read as root unchecked. Without sudo it reads
+// as perfgate's own user, as client-go would. Relative paths are resolved
+// against the kubeconfig's directory, as kubectl does.
+func kubeconfigAsInvoker(path, contextName string) (*clientcmdapi.Config, error) {
 	data, err := privilege.ReadAsInvoker(path, maxKubeconfigFile)
 	if err != nil {
 		return nil, err
@@ -47,16 +48,22 @@ func kubeconfigAsInvoker(path string) (*clientcmdapi.Config, error) {
 	if err := clientcmd.ResolveLocalPaths(cfg); err != nil {
 		return nil, err
 	}
-	for name, cluster := range cfg.Clusters {
-		if err := inline(&cluster.CertificateAuthority, &cluster.CertificateAuthorityData, path, "cluster "+name, "certificate-authority"); err != nil {
+	// A context that does not exist is connect's to report, with the
+	// contexts there are.
+	used, ok := cfg.Contexts[firstSet(contextName, cfg.CurrentContext)]
+	if !ok {
+		return cfg, nil
+	}
+	if cluster, ok := cfg.Clusters[used.Cluster]; ok {
+		if err := inline(&cluster.CertificateAuthority, &cluster.CertificateAuthorityData, path, "cluster "+used.Cluster, "certificate-authority"); err != nil {
 			return nil, err
 		}
 	}
-	for name, user := range cfg.AuthInfos {
-		if err := inline(&user.ClientCertificate, &user.ClientCertificateData, path, "user "+name, "client-certificate"); err != nil {
+	if user, ok := cfg.AuthInfos[used.AuthInfo]; ok {
+		if err := inline(&user.ClientCertificate, &user.ClientCertificateData, path, "user "+used.AuthInfo, "client-certificate"); err != nil {
 			return nil, err
 		}
-		if err := inline(&user.ClientKey, &user.ClientKeyData, path, "user "+name, "client-key"); err != nil {
+		if err := inline(&user.ClientKey, &user.ClientKeyData, path, "user "+used.AuthInfo, "client-key"); err != nil {
 			return nil, err
 		}
 	}
@@ -64,11 +71,14 @@ func kubeconfigAsInvoker(path string) (*clientcmdapi.Config, error) {
 }
 
 // inline replaces a file reference with the file's content, read as the
-// invoker. A field that has both is left for client-go to refuse, as it
-// does any kubeconfig that sets both.
+// invoker. One that also has the content inline is refused, as client-go
+// would refuse it, but before client-go opens the file as root to say so.
 func inline(file *string, data *[]byte, kubeconfig, who, field string) error {
-	if *file == "" || len(*data) > 0 {
+	if *file == "" {
 		return nil
+	}
+	if len(*data) > 0 {
+		return fmt.Errorf("%s: %s has both %s and %s-data; keep one", kubeconfig, who, field, field)
 	}
 	content, err := privilege.ReadAsInvoker(*file, maxKubeconfigFile)
 	if err != nil {

@@ -49,7 +49,7 @@ func TestKubeconfigFromConfigRunsNoPluginAsRoot(t *testing.T) {
 	} {
 		kubeconfig, marker := hostileKubeconfig(t, c.file)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		_, err := connect(ctx, config.Kubernetes{Kubeconfig: kubeconfig})
+		_, err := connect(ctx, config.Kubernetes{Kubeconfig: kubeconfig}, true)
 		cancel()
 		var ce *target.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "kubernetes.kubeconfig: "+`"`+kubeconfig+`"`) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "KUBECONFIG") {
@@ -77,7 +77,7 @@ func TestKubeconfigPluginsAllowedOutsideRootOrConfig(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	t.Setenv("KUBECONFIG", kubeconfig)
-	if _, err := connect(ctx, config.Kubernetes{}); err == nil || strings.Contains(err.Error(), "with exec") {
+	if _, err := connect(ctx, config.Kubernetes{}, true); err == nil || strings.Contains(err.Error(), "with exec") {
 		t.Errorf("KUBECONFIG's plugin is refused, or a server at 127.0.0.1:1 answered: %v", err)
 	}
 	if _, err := os.Stat(marker); err != nil {
@@ -95,7 +95,7 @@ func TestKubeconfigFromConfigOnlyWhatTheInvokerCanRead(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("root:$6$secret:19000:0:99999:7:::\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := connect(context.Background(), config.Kubernetes{Kubeconfig: secret})
+	_, err := connect(context.Background(), config.Kubernetes{Kubeconfig: secret}, true)
 	var ce *target.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "not readable by uid 65534") || strings.Contains(err.Error(), "$6$") {
 		t.Errorf("err = %v; want a configuration error saying the invoker cannot read it, and nothing of its content", err)
@@ -107,9 +107,11 @@ func TestKubeconfigFromConfigOnlyWhatTheInvokerCanRead(t *testing.T) {
 // invoker, and client-go gets them in memory: with every file gone after
 // that read, the client's configuration holds the certificate authority,
 // the client certificate and key (found relative to the kubeconfig, as
-// kubectl finds them), and no path that root would open later. Under sudo,
-// a client-key only root may read is refused, naming the user and the
-// field, with nothing of its content.
+// kubectl finds them), and no path that root would open later; the files
+// of a context not used are not read. A field given both as a file and
+// inline is refused before any file is opened. Under sudo, a client-key only
+// root may read is refused, naming the user and the field, with nothing of
+// its content.
 func TestKubeconfigFromConfigIsReadOnceAsTheInvoker(t *testing.T) {
 	dir := privilegetest.ReachableDir(t, 0o755)
 	write := func(name, content string, mode os.FileMode) string {
@@ -128,9 +130,13 @@ clusters:
 users:
 - name: u
   user: {client-certificate: `+dir+`/client.crt, client-key: `+clientKey+`}
+- name: unused
+  user: {client-certificate: /nonexistent/unused.crt, client-key: /nonexistent/unused.key}
 contexts:
 - name: x
   context: {cluster: c, user: u}
+- name: other
+  context: {cluster: c, user: unused}
 current-context: x
 `, 0o644)
 	}
@@ -141,7 +147,9 @@ current-context: x
 	}
 	writeCertificates()
 	kubeconfig := kubeconfigWith("client.key")
-	cfg, err := kubeconfigAsInvoker(kubeconfig)
+	// The unused context's files do not exist: only the context used is
+	// read, as kubectl reads only it.
+	cfg, err := kubeconfigAsInvoker(kubeconfig, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,12 +167,62 @@ current-context: x
 		t.Errorf("TLS config %+v; want the three files' contents inline and no file names", tls)
 	}
 
-	privilegetest.SudoFromNobody(t)
 	writeCertificates()
+	both := write("both", strings.Replace(string(must(os.ReadFile(kubeconfigWith("client.key")))), "certificate-authority: ca.crt", "certificate-authority: ca.crt, certificate-authority-data: Zm9v", 1), 0o644)
+	if _, err := kubeconfigAsInvoker(both, ""); err == nil || !strings.Contains(err.Error(), "both certificate-authority and certificate-authority-data") {
+		t.Errorf("a CA given both ways: %v, want a refusal naming both", err)
+	}
+
+	privilegetest.SudoFromNobody(t)
 	secret := write("root-only.key", "root:$6$secret:19000", 0o600)
-	_, err = connect(context.Background(), config.Kubernetes{Kubeconfig: kubeconfigWith(secret)})
+	_, err = connect(context.Background(), config.Kubernetes{Kubeconfig: kubeconfigWith(secret)}, true)
 	var ce *target.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `user u's client-key`) || !strings.Contains(err.Error(), "not readable by uid 65534") || strings.Contains(err.Error(), "$6$") {
 		t.Errorf("err = %v; want a configuration error naming the client-key only root may read, and nothing of its content", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestOwnKubeconfigIsReadAsRoot: the kind target's kubeconfig is
+// perfgate's own, written by root in a directory only root may enter, so
+// under sudo it is read as root (the invoker could not), and not refused
+// as a kubeconfig from perfgate.yml would be.
+func TestOwnKubeconfigIsReadAsRoot(t *testing.T) {
+	privilegetest.SudoFromNobody(t)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}
+users:
+- name: u
+  user: {token: t}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := connect(ctx, config.Kubernetes{Kubeconfig: kubeconfig}, false)
+	var ce *target.ConfigError
+	if errors.As(err, &ce) || err == nil || !strings.Contains(err.Error(), "does not answer") {
+		t.Errorf("perfgate's own kubeconfig: %v; want it read, and the server at 127.0.0.1:1 not answering", err)
+	}
+	if _, err := connect(ctx, config.Kubernetes{Kubeconfig: kubeconfig}, true); !errors.As(err, &ce) || !strings.Contains(err.Error(), "not readable by uid 65534") {
+		t.Errorf("the same file named in perfgate.yml: %v; want it refused", err)
 	}
 }

@@ -101,7 +101,7 @@ func (t *Target) Configure(settings config.Kubernetes) { t.settings, t.ownSettin
 func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	t.env = target.Environment{Target: t.name, Limits: t.limits}
 	var err error
-	if t.cluster, err = connect(ctx, t.settings); err != nil {
+	if t.cluster, err = connect(ctx, t.settings, !t.ownSettings); err != nil {
 		return t.env, err
 	}
 	t.run = target.NewRunName()

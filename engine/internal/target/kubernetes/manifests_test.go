@@ -200,7 +200,7 @@ func TestManifestsPassServerSideDryRun(t *testing.T) {
 // starting scripts/k8s-local), where it fails.
 func requireCluster(t *testing.T) *cluster {
 	t.Helper()
-	c, err := connect(context.Background(), config.Kubernetes{})
+	c, err := connect(context.Background(), config.Kubernetes{}, true)
 	if err != nil {
 		if os.Getenv("PERFGATE_REQUIRE_KUBERNETES") == "1" {
 			t.Fatalf("PERFGATE_REQUIRE_KUBERNETES=1 but no cluster answers: %v", err)

@@ -27,7 +27,7 @@ import (
 // identity, and anything not labelled as perfgate's are left alone. It is
 // `perfgate sweep`'s Kubernetes part; the error says no cluster answers.
 func Sweep(ctx context.Context, settings config.Kubernetes) (owner.Swept, error) {
-	c, err := connect(ctx, settings)
+	c, err := connect(ctx, settings, true)
 	if err != nil {
 		return owner.Swept{}, fmt.Errorf("no cluster to look in: %w", err)
 	}
