@@ -1,9 +1,8 @@
 import * as cache from '@actions/cache'
 import * as core from '@actions/core'
 import * as exec from '@actions/exec'
-import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile } from 'node:fs/promises'
+import { mkdtemp } from 'node:fs/promises'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import {
@@ -16,12 +15,13 @@ import {
   type ReleaseAsset,
   type ReleasePin,
 } from './engine-release.js'
+import { engineCacheKey, sourceHash } from './engine-key.js'
 import { engineToolchain, toolchainHint, type EngineToolchain } from './engine-toolchain.js'
 import { getErrorMessage, UserError } from './errors.js'
-import { listFiles } from './files.js'
 import { actionRoot, toolDir } from './paths.js'
 import { engineEnvironment } from './perfgate.js'
 
+export { sourceHash } from './engine-key.js'
 export { goVersion } from './engine-toolchain.js'
 
 /**
@@ -62,26 +62,6 @@ export function thisRunner(): Runner {
     ref: process.env.GITHUB_ACTION_REF ?? '',
     downloadBase: releaseDownloadBase(),
   }
-}
-
-/**
- * sourceHash hashes the engine's Go sources, go.mod, go.sum and templates,
- * in a stable order: the built engine's cache key, and what tells whether a
- * release's assets are this action's engine (scripts/release-build.sh
- * computes the same hash for the pin; __tests__/release-build.test.ts checks
- * that both agree).
- */
-export async function sourceHash(engineDir: string): Promise<string> {
-  const hash = createHash('sha256')
-  const files = (await listFiles(engineDir)).filter((f) => /\.go$|(^|\/)go\.(mod|sum)$|\.tmpl$/.test(f) && !f.includes('/testdata/')).sort()
-  for (const f of files) {
-    hash
-      .update(f)
-      .update('\0')
-      .update(await readFile(path.join(engineDir, f)))
-      .update('\0')
-  }
-  return hash.digest('hex').slice(0, 20)
 }
 
 /**
@@ -134,15 +114,6 @@ export async function buildEngine(actionRoot: string, toolDir: string, runner: R
   }
   core.info(`perfgate engine: ${binary} (${toolchain.goVersion}, ${cacheHit ? 'from cache' : 'built'})`)
   return { path: binary, goVersion: toolchain.goVersion, cacheHit }
-}
-
-/**
- * engineCacheKey names a build from source in the tool cache and in
- * actions/cache: this runner's platform and arch, the Go that built it and
- * the engine sources' hash (sourceHash).
- */
-export function engineCacheKey(goVersion: string, sourceHash: string): string {
-  return `perfgate-engine-${process.platform}-${process.arch}-${goVersion}-${sourceHash}`
 }
 
 /** engineSources is the action's engine/ directory, which every action carries. */

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { engineCacheKey, sourceHash } from '../../src/engine.js'
+import { engineCacheKey, sourceHash } from '../../src/engine-key.js'
 import { engineToolchain } from '../../src/engine-toolchain.js'
 import { toolDir } from '../../src/paths.js'
 import type { FakeGitHub } from './fake-github.js'
