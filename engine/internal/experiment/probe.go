@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -243,7 +244,7 @@ func (p *probe) countersAtStart() error {
 	}
 	var err error
 	if h.start, err = p.inst.Counters(); err != nil {
-		if p.diedWithin(reapGrace) {
+		if p.gone(err) {
 			p.crashed = true
 			if p.half > 0 {
 				h.start = p.readings.halves[0].end
@@ -276,7 +277,7 @@ func (p *probe) countersAtEnd() error {
 	}
 	var err error
 	if h.end, err = p.inst.Counters(); err != nil {
-		if !p.diedWithin(reapGrace) {
+		if !p.gone(err) {
 			if p.half == 0 {
 				return fmt.Errorf("read counters halfway through the window: %w", err)
 			}
@@ -363,6 +364,15 @@ func (p *probe) abandon(ctx context.Context, err error) {
 // moment (milliseconds) before its exit is reaped. A variable so that the
 // loop's tests need not wait for it.
 var reapGrace = time.Second
+
+// gone says whether a failed counter read means the service died: its
+// process no longer exists (no /proc entry: it was reaped, which a
+// container runtime does at once, while docker may take seconds on a busy
+// machine to report the container's exit, an OOM kill's included), or it
+// exits within reapGrace.
+func (p *probe) gone(readErr error) bool {
+	return errors.Is(readErr, fs.ErrNotExist) || p.diedWithin(reapGrace)
+}
 
 // diedWithin reports whether the process exits within d: its counters
 // vanish a moment before its exit is reaped.

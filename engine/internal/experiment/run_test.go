@@ -227,6 +227,45 @@ func TestLoopReplacesAPairWhoseServiceCrashedMidWindow(t *testing.T) {
 	}
 }
 
+// TestServiceGoneBeforeItsExitIsReportedIsACrash: docker reaps an
+// OOM-killed container's process at once, and on a busy machine reports
+// the container's exit seconds later. A counter read that finds the
+// process gone (no /proc entry) is the service's death, an invalid run,
+// not a failed measurement that ends the experiment as an infrastructure
+// error (CI, 2026-11-29: TestDockerGateTinyMemoryIsInvalidOOM exited 3,
+// "open /proc/23666/stat: no such file or directory", with the next
+// round's counters read at window start).
+func TestServiceGoneBeforeItsExitIsReportedIsACrash(t *testing.T) {
+	shortReapGrace(t)
+	tg := newFake(false)
+	// Head vanishes during its first request of pair 2: its counters at
+	// the window's start find no process, and the target reports the
+	// exit only VanishedExitAfter later, well after reapGrace.
+	tg.Faults = []targettest.Fault{{Side: Head, Pair: 2, AtRequest: 1, Kind: targettest.Vanish}}
+	l := runLoop(context.Background(), t, tg, sequentialConfig(t, 3), false, nil)
+	if l.err != nil {
+		t.Fatalf("err %v; a service whose process is gone is an invalid run, not an error of the experiment", l.err)
+	}
+	found := false
+	for _, r := range l.runs {
+		if r.Side != Head || r.Pair != 2 {
+			continue
+		}
+		found = true
+		if r.Valid {
+			t.Errorf("head/2 valid; want it invalid, its service gone")
+		}
+		for _, reason := range r.InvalidReasons {
+			if strings.HasPrefix(reason, "measurement failed") {
+				t.Errorf("head/2: %q; want the service's death, not a failed measurement", reason)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no head/2 run: %+v", l.runs)
+	}
+}
+
 func TestLoopEndsWhenCountersFailWithTheRunKeptInvalid(t *testing.T) {
 	shortReapGrace(t)
 	tg := newFake(false)

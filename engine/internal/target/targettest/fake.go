@@ -3,7 +3,9 @@ package targettest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -108,10 +110,22 @@ const (
 	CountersFail
 	// Interrupt calls Fake.Interrupt, as a user pressing Ctrl-C would.
 	Interrupt
+	// Vanish kills the service as a container runtime reports it: its
+	// process is gone at once (its /proc entry too: ErrProcessGone), and
+	// the target sees it exit only VanishedExitAfter later (docker
+	// learning of an OOM kill on a busy machine).
+	Vanish
 )
+
+// VanishedExitAfter is how long after a Vanish fault Exited closes.
+var VanishedExitAfter = 300 * time.Millisecond
 
 // ErrCountersGone is the error of a counter read that a fault broke.
 var ErrCountersGone = errors.New("fake: counters cannot be read")
+
+// ErrProcessGone is the error of a counter read after a Vanish fault: the
+// process's /proc entry no longer exists.
+var ErrProcessGone = fmt.Errorf("fake: read /proc/<pid>/stat: %w", fs.ErrNotExist)
 
 func (f *Fake) Name() string { return "fake" }
 
@@ -184,6 +198,7 @@ type FakeInstance struct {
 	exited   chan struct{}
 
 	countersGone atomic.Bool
+	vanished     atomic.Bool
 	crashOnce    sync.Once
 	crashed      atomic.Bool
 	stopOnce     sync.Once
@@ -211,6 +226,10 @@ func (i *FakeInstance) serve() bool {
 			go i.crash()
 		case CountersFail:
 			i.countersGone.Store(true)
+		case Vanish:
+			i.vanished.Store(true)
+			i.crashed.Store(true)
+			time.AfterFunc(VanishedExitAfter, i.crash)
 		case Interrupt:
 			i.fake.Interrupt()
 		}
@@ -220,6 +239,9 @@ func (i *FakeInstance) serve() bool {
 
 func (i *FakeInstance) Counters() (target.Counters, error) {
 	i.fake.logRead(i, "counters")
+	if i.vanished.Load() {
+		return target.Counters{}, ErrProcessGone
+	}
 	if i.crashed.Load() || i.countersGone.Load() {
 		return target.Counters{}, ErrCountersGone
 	}
