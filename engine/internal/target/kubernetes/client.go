@@ -42,13 +42,8 @@ type cluster struct {
 func connect(ctx context.Context, k config.Kubernetes, fromConfig bool) (*cluster, error) {
 	contextName := firstSet(os.Getenv(envContext), k.Context)
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: contextName}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	var loader clientcmd.ClientConfig
-	switch {
-	case k.Kubeconfig != "" && !fromConfig:
-		rules.ExplicitPath = k.Kubeconfig
-		loader = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-	case k.Kubeconfig != "":
+	if k.Kubeconfig != "" && fromConfig {
 		if _, err := os.Stat(k.Kubeconfig); err != nil {
 			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %q cannot be read (%w); point it at a kubeconfig file or remove it to use KUBECONFIG", k.Kubeconfig, err)}
 		}
@@ -60,7 +55,11 @@ func connect(ctx context.Context, k config.Kubernetes, fromConfig bool) (*cluste
 			return nil, &target.ConfigError{Err: fmt.Errorf("kubernetes.kubeconfig: %w; give a kubeconfig file of that user's", err)}
 		}
 		loader = clientcmd.NewNonInteractiveClientConfig(*cfg, contextName, overrides, nil)
-	default:
+	} else {
+		// perfgate's own kubeconfig (ExplicitPath), else KUBECONFIG or
+		// ~/.kube/config (an empty ExplicitPath), as kubectl loads them.
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		rules.ExplicitPath = k.Kubeconfig
 		loader = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 	}
 	raw, err := loader.RawConfig()
