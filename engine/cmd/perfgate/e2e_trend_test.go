@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,14 +21,24 @@ import (
 // TestTrendFindsConfirmsAndBisectsAPlantedRegression is the nightly job on
 // a real history: a test repository of the example service gets 17
 // commits, the eighth planting the fmt.Sprintf trace (allocations per
-// search triple). perfgate run records 14 of them, skipping the planted
+// search triple). perfgate run recorded 14 of them, skipping the planted
 // commit and the two after it, so the step's range holds four commits.
 // perfgate trend --confirm must find the allocs step there, confirm it
 // with a paired gate of its two ends and name the planted commit by
-// bisection within the default budget.
+// bisection within the default budget: three real gates.
+//
+// The 14 nights are replayed from testdata/trend-history.jsonl, recorded
+// by this test's own perfgate runs (-record-trend) and moved onto this
+// run's commits by position, as the Action's trend scenario does: 14 live
+// recordings took 151 of the test's 228 s in CI, and 14 are the fewest
+// whose 7/7 split reaches the change-point test's 0.001. Record again
+// when what the recordings measure changes (the example service, the
+// experiment, the history's schema):
+//
+//	cd engine && go test ./cmd/perfgate -run TestTrendFinds -record-trend
 func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	if testing.Short() {
-		t.Skip("records 14 revisions and runs 3 gates (about 5 minutes)")
+		t.Skip("runs 3 gates (about 80 s; 4 minutes with -record-trend)")
 	}
 	// A monorepo: the service in a subdirectory of the repository, as
 	// services/api. git runs at the repository's top.
@@ -61,27 +73,12 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 		commits = append(commits, git("rev-parse", "HEAD"))
 	}
 
-	// Recordings run 3 windows each (the gates need the repository's 6 to
-	// reach significance): the same perfgate.yml otherwise, so the same
-	// history file (its name comes from the file name).
-	recordConfig := filepath.Join(t.TempDir(), "perfgate.yml")
-	if err := os.WriteFile(recordConfig, []byte(strings.Replace(experiment, "pairs: 6", "pairs: 3", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	historyDir := filepath.Join(t.TempDir(), "history")
-	for i, c := range commits {
-		if i >= planted && i < planted+3 {
-			continue
-		}
-		git("checkout", "-q", c)
-		var stdout, stderr bytes.Buffer
-		out := filepath.Join(t.TempDir(), "results")
-		code := run(context.Background(), []string{"run", "--config", recordConfig, "--src", repo, "--label", c[:7], "--out", out, "--history", historyDir}, &stdout, &stderr)
-		if code != 0 {
-			t.Fatalf("perfgate run of commit %d: exit %d\n%s\n%s", i, code, stdout.String(), stderr.String())
-		}
+	if *recordTrend {
+		recordTrendHistory(t, git, repo, experiment, commits, planted, historyDir)
+	} else {
+		replayTrendHistory(t, commits, historyDir)
 	}
-	git("checkout", "-q", "main")
 
 	// As the Action runs it: in the service's directory, --src absolute
 	// and --config relative to it (every confirmation failed on this
@@ -179,5 +176,103 @@ func TestTrendFindsConfirmsAndBisectsAPlantedRegression(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "paired gate") {
 		t.Errorf("the second trend ran gates again:\n%s", stderr.String())
+	}
+}
+
+// recordTrend makes the trend test record its history with live perfgate
+// runs and keep it in testdata, instead of replaying the one kept there.
+var recordTrend = flag.Bool("record-trend", false, "the trend test records its 14 nights with live perfgate runs (on a quiet machine, ~2.5 minutes) into testdata/trend-history.jsonl")
+
+const (
+	trendHistoryFile = "testdata/trend-history.jsonl"
+	trendCommitsFile = "testdata/trend-history.commits.json"
+)
+
+// recordTrendHistory records every commit but the planted one and the two
+// after it with perfgate run, as mode record does each night, into
+// historyDir, and keeps the history and the commits it measured in
+// testdata. Nights run 3 windows each (the gates need the experiment's 6
+// to reach significance): the same perfgate.yml otherwise, so the same
+// history file (its name comes from the file name).
+func recordTrendHistory(t *testing.T, git func(...string) string, repo, experiment string, commits []string, planted int, historyDir string) {
+	t.Helper()
+	recordConfig := filepath.Join(t.TempDir(), "perfgate.yml")
+	if err := os.WriteFile(recordConfig, []byte(strings.Replace(experiment, "pairs: 6", "pairs: 3", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range commits {
+		if i >= planted && i < planted+3 {
+			continue
+		}
+		git("checkout", "-q", c)
+		var stdout, stderr bytes.Buffer
+		out := filepath.Join(t.TempDir(), "results")
+		code := run(context.Background(), []string{"run", "--config", recordConfig, "--src", repo, "--label", c[:7], "--out", out, "--history", historyDir}, &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("perfgate run of commit %d: exit %d\n%s\n%s", i, code, stdout.String(), stderr.String())
+		}
+	}
+	git("checkout", "-q", "main")
+	recorded, err := os.ReadFile(filepath.Join(historyDir, "perfgate.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shas, err := json.MarshalIndent(commits, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trendHistoryFile, recorded, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trendCommitsFile, append(shas, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s and %s", trendHistoryFile, trendCommitsFile)
+}
+
+// replayTrendHistory writes the recorded history into historyDir with
+// every night moved from the commit it measured onto this run's commit at
+// the same position: this run's SHAs differ (the example service changes,
+// commit times differ), its commits' code is the recorded ones'.
+func replayTrendHistory(t *testing.T, commits []string, historyDir string) {
+	t.Helper()
+	var recordedCommits []string
+	data, err := os.ReadFile(trendCommitsFile)
+	if err == nil {
+		err = json.Unmarshal(data, &recordedCommits)
+	}
+	if err != nil || len(recordedCommits) != len(commits) {
+		t.Fatalf("%s: %v, %d commits; want %d (record again: -record-trend)", trendCommitsFile, err, len(recordedCommits), len(commits))
+	}
+	recorded, err := os.ReadFile(trendHistoryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replayed bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(recorded), []byte("\n")) {
+		var entry map[string]json.RawMessage
+		var commit, id string
+		if err := json.Unmarshal(line, &entry); err != nil || json.Unmarshal(entry["commit"], &commit) != nil || json.Unmarshal(entry["id"], &id) != nil {
+			t.Fatalf("%s: not a history entry (%v): %.120s", trendHistoryFile, err, line)
+		}
+		night := slices.Index(recordedCommits, commit)
+		if night < 0 || !strings.HasPrefix(id, commit) {
+			t.Fatalf("%s: entry %s measured %s, not one of %s's commits", trendHistoryFile, id, commit, trendCommitsFile)
+		}
+		sha := commits[night]
+		for key, value := range map[string]string{"commit": sha, "id": sha + strings.TrimPrefix(id, commit), "label": sha[:7]} {
+			entry[key], _ = json.Marshal(value)
+		}
+		moved, err := json.Marshal(entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replayed.Write(append(moved, '\n'))
+	}
+	if err := os.MkdirAll(historyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(historyDir, "perfgate.jsonl"), replayed.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
