@@ -12,7 +12,7 @@
 # PERFGATE_VM_ACCEL=kvm|tcg forces the accelerator; PERFGATE_VM_MEMORY
 # (MiB, default 4096) and PERFGATE_VM_CPUS (default: the host's, at most 4)
 # size the VM. PERFGATE_VM_PAYLOAD names a disk image to attach as the
-# VM's second disk (suite.sh's way of handing it 1.6 GB of caches and
+# VM's second disk (suite.sh's way of handing it 0.9 GB of caches and
 # binaries); it takes a fresh boot.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
