@@ -151,15 +151,7 @@ func TestGateDatabaseServiceFindsLostConnectionReuse(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(g.out, r.Dir, "reset.log")); err != nil {
 			t.Errorf("%s/%d: no reset.log: %v", r.Side, r.Pair, err)
 		}
-		// A run the machine made invalid is not the reset's doing: a
-		// profile round's raised load, a connection to the database per
-		// request, once left the load generator behind schedule (CI,
-		// 2026-11-29).
-		for _, reason := range r.InvalidReasons {
-			if strings.Contains(reason, "service.reset") {
-				t.Errorf("%s/%d invalid: %q", r.Side, r.Pair, reason)
-			}
-		}
+		noResetFailure(t, r)
 	}
 	if left := leftovers(t); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
@@ -198,15 +190,7 @@ func TestGateDatabaseServiceOnDocker(t *testing.T) {
 		t.Fatalf("exit %d, want a docker report", g.code)
 	}
 	for _, r := range g.report.Runs {
-		// A run the machine made invalid is not the reset's doing: a
-		// profile round's raised load, a connection to the database per
-		// request, once left the load generator behind schedule (CI,
-		// 2026-11-29).
-		for _, reason := range r.InvalidReasons {
-			if strings.Contains(reason, "service.reset") {
-				t.Errorf("%s/%d invalid: %q", r.Side, r.Pair, reason)
-			}
-		}
+		noResetFailure(t, r)
 	}
 	if g.code != 1 || g.report.Verdict != report.Regression || metricOutcome(g.report, "allocs") != "regression" {
 		t.Errorf("exit %d, verdict %s, allocs %s; want a regression of allocations", g.code, g.report.Verdict, metricOutcome(g.report, "allocs"))
@@ -229,5 +213,18 @@ func TestGateDatabaseResetFailureIsInvalid(t *testing.T) {
 	}
 	if !strings.Contains(g.report.Reason, "service.reset") || !strings.Contains(g.report.Reason, `relation "no_such_table" does not exist`) {
 		t.Errorf("reason %q does not name the reset and psql's message", g.report.Reason)
+	}
+}
+
+// noResetFailure fails the test when the reset made run r invalid. A run
+// the machine made invalid is not the reset's doing: a profile round's
+// raised load, a connection to the database per request, once left the
+// load generator behind schedule (CI, 2026-11-29).
+func noResetFailure(t *testing.T, r report.Run) {
+	t.Helper()
+	for _, reason := range r.InvalidReasons {
+		if strings.Contains(reason, "service.reset") {
+			t.Errorf("%s/%d invalid: %q", r.Side, r.Pair, reason)
+		}
 	}
 }
