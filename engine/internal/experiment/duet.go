@@ -77,9 +77,11 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 		return abandon(err)
 	}
 	gen.Close()
-	for _, p := range probes {
-		p.finish(o.GeneratorCPUs)
+	if o.measured != nil {
+		o.measured()
 	}
+	// Each finish stops its instance: at once, where they started at once.
+	eachProbe(probes, inParallel, func(p *probe) { p.finish(o.GeneratorCPUs) })
 	judgeDuet(cfg, runs, sharedCPUs(o, probes[0].inst))
 	return runs, nil
 }
@@ -135,20 +137,23 @@ func startAtOnce(ctx context.Context, o Options, runs []report.Run, probes []*pr
 // stopProbes stops the sides that started, at once where they started at
 // once.
 func stopProbes(probes []*probe, inParallel bool) {
+	eachProbe(probes, inParallel, func(p *probe) { p.inst.Stop() })
+}
+
+// eachProbe calls do for every probe that started: one after the other,
+// or all at once where they started at once (a cluster's stops wait on
+// it, ~0.5 s a pod).
+func eachProbe(probes []*probe, inParallel bool, do func(*probe)) {
 	var wg sync.WaitGroup
 	for _, p := range probes {
 		if p == nil {
 			continue
 		}
 		if !inParallel {
-			p.inst.Stop()
+			do(p)
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.inst.Stop()
-		}()
+		wg.Go(func() { do(p) })
 	}
 	wg.Wait()
 }

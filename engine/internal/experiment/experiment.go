@@ -79,6 +79,11 @@ type Options struct {
 	// sequential run, its output written to log; an error (a
 	// *reset.Failure) makes the runs it preceded invalid. nil: no reset.
 	Reset func(ctx context.Context, log io.Writer) error
+
+	// measured is called by a duet round once its window has been
+	// measured, before its instances stop: measureUnit begins the next
+	// round's binaries there (roundBinaries.prepareAhead).
+	measured func()
 }
 
 // StartFailure is a side whose service could not be started: there is
@@ -167,7 +172,9 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 		profiling = o.Config.ProfileRounds
 	}
 	for round := 1; round <= attempts && valid < maxValid; round++ {
-		unit, err := measureUnit(ctx, o, round, false, rng, bins)
+		// Profile rounds follow the last gating round; without them the
+		// round made ahead after the deciding one goes unused.
+		unit, err := measureUnit(ctx, o, round, false, rng, bins, profiling > 0 || round < attempts)
 		validAfter := valid
 		if firstInvalid(unit) == nil {
 			validAfter++
@@ -226,7 +233,7 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 	var factor float64
 	o.Config, factor = profilePlan(o.Config, runs)
 	for round := first; round < first+gating.ProfileRounds; round++ {
-		unit, err := measureUnit(ctx, o, round, true, rng, bins)
+		unit, err := measureUnit(ctx, o, round, true, rng, bins, round < first+gating.ProfileRounds-1)
 		for i := range unit {
 			if unit[i].Duet != nil {
 				unit[i].Duet.ProfileLoad, unit[i].Duet.MemProfileRate = factor, profileMemRate
@@ -245,12 +252,18 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 }
 
 // measureUnit measures one round of a duet (a profile round when
-// profileRound), or one pair of sequential runs in a random order.
-func measureUnit(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand, bins *roundBinaries) ([]report.Run, error) {
+// profileRound), or one pair of sequential runs in a random order. When
+// another round may follow, a duet makes its binaries while this round's
+// instances stop.
+func measureUnit(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand, bins *roundBinaries, another bool) ([]report.Run, error) {
 	binaries, seeds, done, err := bins.forRound(ctx, o, round)
 	defer done()
 	if err != nil {
 		return nil, err
+	}
+	if another {
+		sources := o
+		o.measured = func() { bins.prepareAhead(ctx, sources, round+1) }
 	}
 	o.Binaries = binaries
 	unit, err := measureRoundOf(ctx, o, round, profileRound, rng)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/perfgate/perfgate/engine/internal/privilege"
+	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
 // roundBinaries gives every round binaries of its own: each side relinked
@@ -26,8 +27,29 @@ import (
 // each file's text sits in its own page-cache pages, placed once and
 // reused by every process started from it. A new file per round turns
 // that into noise as well ("Duet noise and bias").
+//
+// A duet makes the next round's binaries ahead (prepareAhead) while the
+// last round's instances stop: on a cluster, relinking both sides and
+// building and loading their images took ~1.5 s of a ~12.5-s round, and
+// stopping two pods ~1 s, in a row (docs/benchmarks.md, "A cluster
+// round's time"). Nothing is measured while either runs.
 type roundBinaries struct {
 	dir string
+
+	mu    sync.Mutex
+	ahead *preparedRound // being made or made, not yet taken
+}
+
+// preparedRound is one round's binaries made ahead; ready is closed once
+// they are (or could not be) made.
+type preparedRound struct {
+	round  int
+	cancel context.CancelFunc
+	ready  chan struct{}
+	paths  map[string]string
+	seeds  map[string]uint64
+	done   func()
+	err    error
 }
 
 func newRoundBinaries() (*roundBinaries, error) {
@@ -43,13 +65,94 @@ func newRoundBinaries() (*roundBinaries, error) {
 	return &roundBinaries{dir: dir}, nil
 }
 
-// forRound makes round's binaries of every side of o.Binaries in a
+// prepareAhead begins making round's binaries in the background, and,
+// where the target can (target.Preloads), making each ready to start: a
+// cluster's image built and loaded. forRound takes them. Whatever was made
+// ahead and not taken yet is dropped first.
+func (rb *roundBinaries) prepareAhead(ctx context.Context, o Options, round int) {
+	rb.drop()
+	ctx, cancel := context.WithCancel(ctx)
+	pr := &preparedRound{round: round, cancel: cancel, ready: make(chan struct{})}
+	rb.mu.Lock()
+	rb.ahead = pr
+	rb.mu.Unlock()
+	go func() {
+		defer close(pr.ready)
+		pr.paths, pr.seeds, pr.done, pr.err = rb.makeNow(ctx, o, round)
+		if pr.err != nil {
+			return
+		}
+		if preloads, ok := o.Target.(target.Preloads); ok {
+			var wg sync.WaitGroup
+			for _, path := range pr.paths {
+				// A failed preload is not this round's failure: the
+				// target's Start makes the binary ready again and
+				// reports it there, as it does without preloading.
+				wg.Go(func() { _ = preloads.Preload(ctx, path) })
+			}
+			wg.Wait()
+		}
+	}()
+}
+
+// take returns what was made ahead for round, if anything was.
+func (rb *roundBinaries) take(round int) *preparedRound {
+	rb.mu.Lock()
+	pr := rb.ahead
+	if pr != nil && pr.round == round {
+		rb.ahead = nil
+	} else {
+		pr = nil
+	}
+	rb.mu.Unlock()
+	if pr != nil {
+		<-pr.ready
+	}
+	return pr
+}
+
+// drop stops and removes whatever was made ahead and not taken.
+func (rb *roundBinaries) drop() {
+	rb.mu.Lock()
+	pr := rb.ahead
+	rb.ahead = nil
+	rb.mu.Unlock()
+	if pr == nil {
+		return
+	}
+	pr.cancel()
+	<-pr.ready
+	if pr.done != nil {
+		pr.done()
+	}
+}
+
+// forRound returns round's binaries of every side of o.Binaries: those
+// prepareAhead made, else made now (makeNow), with the layout seed of each
+// and done, which removes them once the round's processes have stopped.
+func (rb *roundBinaries) forRound(ctx context.Context, o Options, round int) (map[string]string, map[string]uint64, func(), error) {
+	if pr := rb.take(round); pr != nil {
+		defer pr.cancel()
+		if pr.err == nil || ctx.Err() != nil {
+			return pr.paths, pr.seeds, pr.done, pr.err
+		}
+		// Made ahead under a context that may have been cancelled
+		// since: make it again, now, to report its own error.
+		if pr.done != nil {
+			pr.done()
+		}
+	}
+	rb.drop()
+	return rb.makeNow(ctx, o, round)
+}
+
+// makeNow makes round's binaries of every side of o.Binaries in a
 // directory of the round's own, and returns them by side with the layout
 // seed of each (0 for a copy); done removes them once the round's
 // processes have stopped. Both sides link at once, before the round
 // starts: nothing is measured while the linker runs.
-func (rb *roundBinaries) forRound(ctx context.Context, o Options, round int) (map[string]string, map[string]uint64, func(), error) {
-	dir := filepath.Join(rb.dir, fmt.Sprintf("round-%02d", round))
+func (rb *roundBinaries) makeNow(ctx context.Context, o Options, round int) (map[string]string, map[string]uint64, func(), error) {
+	dir := filepath.Join(rb.dir, roundDirName(round))
 	done := func() { os.RemoveAll(dir) }
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, done, err
@@ -99,8 +202,15 @@ func (rb *roundBinaries) forRound(ctx context.Context, o Options, round int) (ma
 	return paths, seeds, done, nil
 }
 
-// close removes every round's binaries.
-func (rb *roundBinaries) close() { os.RemoveAll(rb.dir) }
+// roundDirName is the directory of round's binaries.
+func roundDirName(round int) string { return fmt.Sprintf("round-%02d", round) }
+
+// close removes every round's binaries, once what is being made ahead
+// has stopped.
+func (rb *roundBinaries) close() {
+	rb.drop()
+	os.RemoveAll(rb.dir)
+}
 
 // layoutSeed is the layout of side's binary in round: a function of the
 // gate's seed, so that --seed replays every round's layouts; positive as

@@ -131,6 +131,17 @@ type StartsInParallel interface {
 	StartsInParallel()
 }
 
+// Preloads is a Target whose Start does slow work of its own on the
+// binary before the process starts (a cluster's image, built and given to
+// the cluster): Preload does it ahead, so that the Start of that binary
+// finds it done. A duet preloads the next round's binaries while the
+// last round's instances stop. A failed Preload is forgotten: Start does
+// the work again and reports its error.
+type Preloads interface {
+	Target
+	Preload(ctx context.Context, binary string) error
+}
+
 // Environment is what a target knows about where it runs the service.
 type Environment struct {
 	Target string

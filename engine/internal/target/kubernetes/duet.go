@@ -16,6 +16,17 @@ import (
 // the kind target, which embeds it, does too.
 var _ target.RemoteDuet = (*Target)(nil)
 
+// The target builds and loads a duet's next images while the last
+// round's pods stop (target.Preloads).
+var _ target.Preloads = (*Target)(nil)
+
+// Preload builds binary's image and gives it to the cluster (the work
+// Start would do first), so that a round's start waits on the pods alone.
+func (t *Target) Preload(ctx context.Context, binary string) error {
+	_, err := t.images.ensure(ctx, "service", binary)
+	return err
+}
+
 // DuetGenerator makes one generator on the run's in-cluster load
 // generator for a duet's two instances (target.RemoteDuet): it sends every
 // request to both instances' Services in load.BalancedOrder, at rate

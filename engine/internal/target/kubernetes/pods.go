@@ -103,6 +103,26 @@ func podReady(pod *corev1.Pod) bool {
 	return false
 }
 
+// allStopped says whether none of pods has a container that may still
+// run: each is gone, being deleted with every container terminated, or
+// failed or succeeded as a whole.
+func allStopped(pods []corev1.Pod) bool {
+	for _, pod := range pods {
+		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if pod.DeletionTimestamp == nil || len(pod.Status.ContainerStatuses) == 0 {
+			return false
+		}
+		for _, cs := range pod.Status.ContainerStatuses {
+			if cs.State.Terminated == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // waitPod waits for the one pod matching selector to be ready. A pod that
 // cannot become ready fails at once (a problem the kubelet retries, once it
 // has lasted retriedGrace), with its events and its logs, as a StartError.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func waitingPod(reason, message string) *corev1.Pod {
@@ -54,5 +55,36 @@ func TestRetriedProblemFailsOnlyOnceItHasLasted(t *testing.T) {
 
 	if !(&retriedProblem{}).lasting("crash loop", false, start) {
 		t.Fatal("a final problem did not fail the run at once")
+	}
+}
+
+func TestAllStoppedWaitsForEveryContainerOfADeletedPod(t *testing.T) {
+	deleting := metav1.Now()
+	running := corev1.ContainerStatus{State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+	stopped := corev1.ContainerStatus{State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137}}}
+	pod := func(deleted bool, phase corev1.PodPhase, statuses ...corev1.ContainerStatus) corev1.Pod {
+		p := corev1.Pod{Status: corev1.PodStatus{Phase: phase, ContainerStatuses: statuses}}
+		if deleted {
+			p.DeletionTimestamp = &deleting
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		pods []corev1.Pod
+		want bool
+	}{
+		{"no pod left", nil, true},
+		{"deleted, its container terminated", []corev1.Pod{pod(true, corev1.PodRunning, stopped)}, true},
+		{"deleted, its container still running", []corev1.Pod{pod(true, corev1.PodRunning, running)}, false},
+		{"deleted, one of two containers running", []corev1.Pod{pod(true, corev1.PodRunning, stopped, running)}, false},
+		{"deleted before any container was reported", []corev1.Pod{pod(true, corev1.PodPending)}, false},
+		{"terminated but not deleted: it would restart", []corev1.Pod{pod(false, corev1.PodRunning, stopped)}, false},
+		{"succeeded as a whole", []corev1.Pod{pod(false, corev1.PodSucceeded, stopped)}, true},
+		{"a second pod still running", []corev1.Pod{pod(true, corev1.PodRunning, stopped), pod(false, corev1.PodRunning, running)}, false},
+	} {
+		if got := allStopped(c.pods); got != c.want {
+			t.Errorf("%s: allStopped = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
