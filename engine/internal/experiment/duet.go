@@ -52,9 +52,7 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 	}
 	cfg := o.Config
 	abandon := func(err error) ([]report.Run, error) {
-		for _, p := range probes {
-			p.abandon(ctx, err)
-		}
+		eachProbe(probes, inParallel, func(p *probe) { p.abandon(ctx, err) })
 		return runs, err
 	}
 	gen, err := duetGenerator(o, [2]target.Instance{probes[0].inst, probes[1].inst}, swap)

@@ -111,7 +111,9 @@ func (rb *roundBinaries) take(round int) *preparedRound {
 	return pr
 }
 
-// drop stops and removes whatever was made ahead and not taken.
+// drop stops and removes whatever was made ahead and not taken. Stopping
+// cancels the build's context, which kills the go command; a linker it had
+// started may still finish, into go's own temporary directory.
 func (rb *roundBinaries) drop() {
 	rb.mu.Lock()
 	pr := rb.ahead
@@ -133,13 +135,17 @@ func (rb *roundBinaries) drop() {
 func (rb *roundBinaries) forRound(ctx context.Context, o Options, round int) (map[string]string, map[string]uint64, func(), error) {
 	if pr := rb.take(round); pr != nil {
 		defer pr.cancel()
-		if pr.err == nil || ctx.Err() != nil {
-			return pr.paths, pr.seeds, pr.done, pr.err
+		if pr.err == nil {
+			return pr.paths, pr.seeds, pr.done, nil
 		}
-		// Made ahead under a context that may have been cancelled
-		// since: make it again, now, to report its own error.
 		if pr.done != nil {
 			pr.done()
+		}
+		// An interruption is the interruption, whatever the link made
+		// ahead said; any other failure there (a busy machine, a linker
+		// killed) is tried again now, and only this try's error counts.
+		if err := ctx.Err(); err != nil {
+			return nil, nil, func() {}, err
 		}
 	}
 	rb.drop()

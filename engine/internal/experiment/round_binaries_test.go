@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
@@ -160,24 +161,31 @@ func TestAFailedMakeAheadIsMadeAgain(t *testing.T) {
 	}
 }
 
-// TestCloseStopsWhatIsMadeAhead: close cancels a link under way and waits
-// for it before removing the directory, so no linker writes into a
-// directory that is gone.
+// TestCloseStopsWhatIsMadeAhead: close cancels a link under way and
+// waits for it to return before removing the directory, so nothing made
+// ahead outlives the experiment.
 func TestCloseStopsWhatIsMadeAhead(t *testing.T) {
 	rb, err := newRoundBinaries()
 	if err != nil {
 		t.Fatal(err)
 	}
 	linking := make(chan struct{}, 2)
+	var returned atomic.Int32
 	layout := func(ctx context.Context, side string, _ uint64, dst string) error {
+		defer returned.Add(1)
 		linking <- struct{}{}
 		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond) // a linker that takes a moment to die
 		return ctx.Err()
 	}
 	o := Options{Target: newFake(false), Binaries: fakeBinaries(t), Seed: 7, Layout: layout}
 	rb.prepareAhead(context.Background(), o, 2)
 	<-linking
+	<-linking
 	rb.close()
+	if n := returned.Load(); n != 2 {
+		t.Errorf("close returned while %d of 2 links made ahead were still under way", 2-n)
+	}
 	if _, err := os.Stat(rb.dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the round binaries' directory is still there after close (stat: %v)", err)
 	}

@@ -195,3 +195,43 @@ func TestRunIsGuarded(t *testing.T) {
 	}
 	gen.Close()
 }
+
+// TestStopEndsAtTheContainerAndStartWaitsForThePod: Stop returns once the
+// service's container has stopped, and the run's next start waits until
+// the stopped pod is gone (the scheduler counts its requests until then).
+func TestStopEndsAtTheContainerAndStartWaitsForThePod(t *testing.T) {
+	tg := preparedTarget(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20})
+	ctx := context.Background()
+	inst, err := tg.Start(ctx, svcSpec(t, "ok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := inst.(*instance)
+	inst.Stop()
+	pods := tg.cluster.clientset.CoreV1().Pods(tg.namespace)
+	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: labelSelector(first.spec.labels())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !allStopped(list.Items) {
+		t.Fatalf("Stop returned while a container of its pod could still run: %+v", list.Items)
+	}
+	// What Start waits for before it creates a Deployment: the stopped
+	// pod's removal, which comes 0.6-0.9 s after Stop returned.
+	if err := tg.waitForLeavingPods(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, err = pods.List(ctx, metav1.ListOptions{LabelSelector: labelSelector(first.spec.labels())})
+	if err != nil || len(list.Items) != 0 {
+		t.Fatalf("waitForLeavingPods returned while the stopped pod was still there: %d pods (%v)", len(list.Items), err)
+	}
+	next, err := tg.Start(ctx, svcSpec(t, "ok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Stop()
+	list, err = pods.List(ctx, metav1.ListOptions{LabelSelector: labelSelector(first.spec.labels())})
+	if err != nil || len(list.Items) != 0 {
+		t.Errorf("the next start went ahead while the stopped pod was still there: %d pods (%v)", len(list.Items), err)
+	}
+}

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,21 +79,34 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 		return "", err
 	}
 	ref := fmt.Sprintf("%s/%s:%s-%s", m.repository, component, m.run, sum[:12])
-	m.mu.Lock()
-	l, underWay := m.loaded[ref]
-	if !underWay {
-		l = &imageLoad{done: make(chan struct{})}
-		m.loaded[ref] = l
-	}
-	m.mu.Unlock()
-	if underWay {
+	for {
+		m.mu.Lock()
+		l, underWay := m.loaded[ref]
+		if !underWay {
+			l = &imageLoad{done: make(chan struct{})}
+			m.loaded[ref] = l
+		}
+		m.mu.Unlock()
+		if !underWay {
+			return ref, m.loadFor(ctx, ref, l, component, sum, binary)
+		}
 		select {
 		case <-l.done:
-			return ref, l.err // a failed load is forgotten: a later start tries again
 		case <-ctx.Done():
 			return "", ctx.Err()
 		}
+		// A load cancelled under its own caller (a preload dropped) is
+		// not this caller's failure: try again. Any other failed load is
+		// this one's too; it is forgotten, so a later start tries again.
+		if !errors.Is(l.err, context.Canceled) && !errors.Is(l.err, context.DeadlineExceeded) {
+			return ref, l.err
+		}
 	}
+}
+
+// loadFor loads ref's image as l, the load other callers wait on, and
+// forgets it if it failed.
+func (m *images) loadFor(ctx context.Context, ref string, l *imageLoad, component, sum, binary string) error {
 	archive := filepath.Join(m.workDir, component+"-"+sum[:12]+".tar")
 	if l.err = m.loadImage(ctx, image.Spec{Ref: ref, Binary: binary, Labels: map[string]string{LabelRun: m.run}}, archive); l.err != nil {
 		m.mu.Lock()
@@ -100,7 +114,7 @@ func (m *images) ensure(ctx context.Context, component, binary string) (string, 
 		m.mu.Unlock()
 	}
 	close(l.done)
-	return ref, l.err
+	return l.err
 }
 
 // loadImage writes spec's image archive and runs the load command on it.

@@ -2,12 +2,14 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/privilege/privilegetest"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
@@ -111,5 +113,55 @@ func TestImagesLoadOnceWhileADuetStartsBothSides(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(log); len(again) != len(got) {
 		t.Errorf("a loaded image was loaded again: %q", again)
+	}
+}
+
+// TestAStartWaitingOnACancelledPreloadLoadsItself: a start that finds the
+// same image being loaded by a preload that is then cancelled (the
+// experiment dropped it) loads the image itself instead of failing with
+// the preload's cancellation.
+func TestAStartWaitingOnACancelledPreloadLoadsItself(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "loads.log")
+	load := []string{"sh", "-c", `sleep 0.5; echo "$1" >> "$2"`, "sh", "{image}", log}
+	m, err := newImages("perfgate", load, "perfgate-test-run", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(m.workDir) })
+	binary := targettest.BuildSvc(t)
+	preload, cancel := context.WithCancel(context.Background())
+	preloaded := make(chan error, 1)
+	go func() {
+		_, err := m.ensure(preload, "svc", binary)
+		preloaded <- err
+	}()
+	// The preload's load is under way once its archive is being written
+	// or its command runs; the start then waits on it.
+	for {
+		m.mu.Lock()
+		n := len(m.loaded)
+		m.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	started := make(chan error, 1)
+	go func() {
+		_, err := m.ensure(context.Background(), "svc", binary)
+		started <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	if err := <-preloaded; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled preload returned %v, want its cancellation", err)
+	}
+	if err := <-started; err != nil {
+		t.Fatalf("the start that waited on the cancelled preload failed: %v", err)
+	}
+	got, err := os.ReadFile(log)
+	if err != nil || len(strings.Fields(string(got))) != 1 {
+		t.Errorf("loads logged %q (%v): want the start's own load, once", got, err)
 	}
 }

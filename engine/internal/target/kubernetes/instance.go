@@ -76,6 +76,10 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 		return nil, err
 	}
 	t.live.Track(i, true)
+	if err := t.waitForLeavingPods(ctx); err != nil {
+		i.Stop()
+		return nil, err
+	}
 	apps, core := t.cluster.clientset.AppsV1(), t.cluster.clientset.CoreV1()
 	if _, err := apps.Deployments(t.namespace).Create(ctx, s.Deployment(), metav1.CreateOptions{}); err != nil {
 		i.Stop()
@@ -253,9 +257,12 @@ func (i *instance) keepLogs(pod *corev1.Pod) {
 // next instance.
 //
 // Stopped, not gone: the API server removes a pod about 0.6-0.9 s after
-// its container exited (docs/benchmarks.md, "A cluster round's time"),
-// bookkeeping that uses no CPU of the service's and would otherwise add
-// that much to every round of a gate.
+// its container exited (docs/benchmarks.md, "A cluster round's time"), a
+// wait that would otherwise add that much to every round of a gate. The
+// kubelet's teardown of the pod's sandbox, network and cgroups in that
+// time runs on the node's CPUs beside the next round's start, not its
+// window (a start and the warm-up take longer); the next Start waits for
+// the pod to be gone before it creates its own (leaving.go).
 func (i *instance) delete(ctx context.Context) {
 	foreground := metav1.DeletePropagationForeground
 	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
@@ -270,4 +277,5 @@ func (i *instance) delete(ctx context.Context) {
 	}, "pod of "+name+" to stop"); err != nil {
 		i.t.Warn("%v; the next run may share the node with it, which makes its CPU figures noisier", err)
 	}
+	i.t.podLeaving(labelSelector(i.spec.labels()))
 }

@@ -68,6 +68,9 @@ type Target struct {
 	live     target.Live[*instance]
 	started  int
 	warnings []string
+	// leaving are stopped service pods not removed yet, each channel
+	// closed once its pod is gone (leaving.go).
+	leaving []chan struct{}
 	// nodes is each node's CPUs, read once (nodeCPUs; guarded by nodesMu).
 	nodesMu sync.Mutex
 	nodes   map[string]int
@@ -219,6 +222,9 @@ func (t *Target) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		errs = append(errs, t.deleteRun(ctx))
+		// The run's pods are gone with it: no watch of a stopped one
+		// may warn after Close.
+		errs = append(errs, t.waitForLeavingPods(ctx))
 	}
 	if t.workDir != "" {
 		errs = append(errs, os.RemoveAll(t.workDir))
