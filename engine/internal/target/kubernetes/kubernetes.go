@@ -22,6 +22,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
@@ -266,11 +267,16 @@ func deleteRun(ctx context.Context, client kubernetes.Interface, namespace, run 
 			errs = append(errs, core.Services(namespace).Delete(ctx, s.Name, del))
 		}
 	}
-	errs = append(errs, pollUntil(ctx, func() (bool, error) {
-		pods, err := core.Pods(namespace).List(ctx, selector)
-		return err == nil && len(pods.Items) == 0, err
-	}, "the run's pods to be deleted"))
+	errs = append(errs, waitPodsGone(ctx, core.Pods(namespace), selector, "the run's pods to be deleted"))
 	return errors.Join(errs...)
+}
+
+// waitPodsGone polls until no pod that opts selects is left in pods.
+func waitPodsGone(ctx context.Context, pods typedcorev1.PodInterface, opts metav1.ListOptions, what string) error {
+	return pollUntil(ctx, func() (bool, error) {
+		list, err := pods.List(ctx, opts)
+		return err == nil && len(list.Items) == 0, err
+	}, what)
 }
 
 // serviceEnvFor is service.env with {addr}/{port} filled, plus GOMAXPROCS

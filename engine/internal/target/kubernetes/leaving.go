@@ -29,10 +29,7 @@ func (t *Target) podLeaving(selector string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		pods := t.cluster.clientset.CoreV1().Pods(t.namespace)
-		if err := pollUntil(ctx, func() (bool, error) {
-			list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
-			return err == nil && len(list.Items) == 0, err
-		}, "stopped pod "+selector+" to be removed"); err != nil {
+		if err := waitPodsGone(ctx, pods, metav1.ListOptions{LabelSelector: selector}, "stopped pod "+selector+" to be removed"); err != nil {
 			t.Warn("%v; the next service pods were created while it was still there", err)
 		}
 	}()
