@@ -12,6 +12,8 @@
 #   sudo bash scripts/cluster-power.sh kubernetes
 #   sudo AA=2 CPU5=2 bash scripts/cluster-power.sh kind   # a quick look
 #   CPU=1 (resources.cpu; default 500m, so that a duet fits a 2-CPU machine)
+#   LOAD_FROM=cluster (kubernetes.load_from, kubernetes only; default auto:
+#   from this machine, as the local cluster's node is this machine)
 #
 # kind: builds the offline node image (scripts/kind/build.sh) on the private
 # Docker engine and installs kind in /usr/local/bin, where perfgate as root
@@ -53,7 +55,7 @@ if [ "$target" = kind ]; then
 else
   kubeconfig=$(bash "$root/scripts/k8s-local/up.sh" | tail -1)
   export "${kubeconfig?}"
-  printf 'kubernetes:\n  image_load: ["bash", "%s", "{archive}"]\n' "$root/scripts/k8s-local/load-image.sh" >>"$config"
+  printf 'kubernetes:\n  image_load: ["bash", "%s", "{archive}"]\n  load_from: %s\n' "$root/scripts/k8s-local/load-image.sh" "${LOAD_FROM:-auto}" >>"$config"
 fi
 # Static: the cluster targets ship perfgate itself as the load generator's
 # FROM-scratch image.

@@ -47,6 +47,12 @@ var Layouts = []string{"random", "build"}
 
 func layoutWant() string { return "one of " + strings.Join(Layouts, ", ") }
 
+// LoadFroms are where a cluster's load comes from, the default first
+// (report.Kubernetes.LoadFrom).
+var LoadFroms = []string{"auto", "here", "cluster"}
+
+func loadFromWant() string { return "one of " + strings.Join(LoadFroms, ", ") }
+
 // Profiles are the pprof profiles perfgate can capture; all are captured
 // unless perfgate.yml lists fewer.
 var Profiles = []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"}
@@ -108,6 +114,7 @@ func Default() *Config {
 		},
 		Experiment: "duet",
 		Layout:     "random",
+		Kubernetes: Kubernetes{LoadFrom: "auto"},
 		// From the simulations of docs/statistics.md at the per-round noise
 		// a duet measures (docs/benchmarks.md): 14 rounds catch +5% CPU in
 		// every gate and could detect ~1.8%; most gates stop there.

@@ -19,7 +19,7 @@ var keys = map[string][]string{
 	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "experiment", "layout", "pairs", "profiles", "profile_rounds", "gate", "validity"},
 	"pairs":           {"min", "max"},
 	"kind":            {"node_image"},
-	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository"},
+	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository", "load_from"},
 	"service":         {"package", "args", "env", "env_from", "ready", "pprof", "ready_timeout", "reset", "reset_timeout", "build"},
 	"service.build":   {"tags", "ldflags", "cgo", "command"},
 	"resources":       {"cpu", "memory"},
@@ -214,6 +214,8 @@ func (d *diagnostics) kubernetes(n *yaml.Node, field string, k *Kubernetes) {
 			d.stringList(v, f, `a command like [kind, load, image-archive, "{archive}"]`, &k.ImageLoad)
 		case "image_repository":
 			scalarInto(d, v, f, "an image repository like registry.example.com/team/perfgate", parseString, &k.ImageRepository)
+		case "load_from":
+			scalarInto(d, v, f, loadFromWant(), parseString, &k.LoadFrom)
 		}
 	})
 }

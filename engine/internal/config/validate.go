@@ -75,6 +75,9 @@ func (d *diagnostics) validate(c *Config) {
 	if !slices.Contains(Experiments, c.Experiment) {
 		d.fail("experiment", c.Experiment, Error{Problem: "is not an experiment perfgate runs", Want: experimentWant()})
 	}
+	if !slices.Contains(LoadFroms, c.Kubernetes.LoadFrom) {
+		d.fail("kubernetes.load_from", c.Kubernetes.LoadFrom, Error{Problem: "is not a place perfgate sends load from", Want: loadFromWant()})
+	}
 	if !slices.Contains(Layouts, c.Layout) {
 		d.fail("layout", c.Layout, Error{Problem: "is not a layout perfgate knows", Want: layoutWant()})
 	}

@@ -94,6 +94,13 @@ type Kubernetes struct {
 	// images are named: <repository>/service:<run>-<hash>; empty:
 	// perfgate.
 	ImageRepository string `json:"image_repository,omitempty"`
+	// LoadFrom is where the load and the profile reads come from: auto
+	// (from this machine when the cluster's node is this machine and
+	// perfgate reaches the pods' IPs, as on a local cluster; otherwise from
+	// a load generator perfgate runs in the cluster), here (from this
+	// machine, or the run fails), or cluster (always the in-cluster
+	// generator, through the API server's proxy).
+	LoadFrom string `json:"load_from,omitempty"`
 }
 
 // Kind configures the kind target's cluster.

@@ -38,13 +38,20 @@ func testImageLoad(t *testing.T) []string {
 	return []string{"bash", script, "{archive}"}
 }
 
+// preparedTarget is a run prepared on the test cluster whose load comes
+// from the in-cluster generator, the path of clusters perfgate cannot
+// reach from its machine (load_from_here_test.go tests the other).
 func preparedTarget(t *testing.T, limits cgroup.Limits) *Target {
+	return preparedTargetLoadingFrom(t, limits, "cluster")
+}
+
+func preparedTargetLoadingFrom(t *testing.T, limits cgroup.Limits, loadFrom string) *Target {
 	t.Helper()
 	requireCluster(t)
 	if err := image.CheckStatic(mustExecutable(t)); err != nil {
 		t.Skipf("the load generator's image is this test binary, which must be static: run with CGO_ENABLED=0 (%v)", err)
 	}
-	tg := New("kubernetes", config.Kubernetes{ImageLoad: testImageLoad(t)}, limits, nil)
+	tg := New("kubernetes", config.Kubernetes{ImageLoad: testImageLoad(t), LoadFrom: loadFrom}, limits, nil)
 	if _, err := tg.Prepare(context.Background()); err != nil {
 		tg.Close()
 		t.Fatal(err)

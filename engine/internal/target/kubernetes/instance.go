@@ -105,6 +105,9 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	}
 	i.nodeCPUs = t.nodeCPUs(ctx, i.pod.Spec.NodeName)
 	go i.watchExit()
+	if t.loadFromHere {
+		return fromHere(i), nil
+	}
 	return i, nil
 }
 

@@ -54,6 +54,9 @@ type Target struct {
 	env          target.Environment
 	gomaxprocs   int
 	loadgenPod   string
+	// loadFromHere says perfgate drives the run's pods from this machine
+	// (load_from_here.go), not through the in-cluster generator.
+	loadFromHere bool
 	// token is the run's secret for the load generator's control calls;
 	// endpoints are the run's Services, the only places it may send load
 	// (guarded by mu).
@@ -203,9 +206,15 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 		return err
 	}
 	t.loadgenPod = pod.Name
-	if cgroupsVisible(pod) {
+	if t.loadFromHere, err = t.decideLoadFrom(pod); err != nil {
+		return err
+	}
+	switch {
+	case t.loadFromHere:
+		t.env.Confinement += ", counters from the container's cgroup on this machine, load and profile reads from this machine to the pods' IPs"
+	case cgroupsVisible(pod):
 		t.env.Confinement += ", counters from the container's cgroup on this machine"
-	} else {
+	default:
 		t.env.Confinement += ", counters from the kubelet's cAdvisor"
 		t.warnings = append(t.warnings, "the cluster's nodes are not this machine, so CPU and throttling come from the kubelet's cAdvisor metrics, which it refreshes only every few seconds: CPU per request over windows shorter than about 30 s is approximate; lengthen load.duration or run perfgate on the node")
 	}

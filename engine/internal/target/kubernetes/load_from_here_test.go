@@ -1,0 +1,107 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
+	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/load"
+	"github.com/perfgate/perfgate/engine/internal/target"
+)
+
+// TestLoadFromAClusterOnAnotherMachine decides where the load comes from
+// for a pod whose cgroup is not on this machine: auto falls back to the
+// in-cluster generator, cluster always uses it, and here fails with an
+// error that names the field, the value and the fix.
+func TestLoadFromAClusterOnAnotherMachine(t *testing.T) {
+	elsewhere := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "loadgen"},
+		Status: corev1.PodStatus{PodIP: "10.244.0.9", ContainerStatuses: []corev1.ContainerStatus{
+			{ContainerID: "containerd://0000000000000000000000000000000000000000000000000000000000000000"},
+		}},
+	}
+	for _, mode := range []string{"", "auto", "cluster"} {
+		tg := New("kubernetes", config.Kubernetes{LoadFrom: mode}, cgroup.Limits{}, nil)
+		if here, err := tg.decideLoadFrom(elsewhere); here || err != nil {
+			t.Errorf("load_from %q: from here %v (%v), want the in-cluster generator", mode, here, err)
+		}
+	}
+	tg := New("kubernetes", config.Kubernetes{LoadFrom: "here"}, cgroup.Limits{}, nil)
+	here, err := tg.decideLoadFrom(elsewhere)
+	var ce *target.ConfigError
+	if here || !errors.As(err, &ce) || !strings.Contains(err.Error(), "kubernetes.load_from is here, but the cluster's node is not this machine") || !strings.Contains(err.Error(), "set kubernetes.load_from to auto or cluster") {
+		t.Errorf("load_from here: from here %v, error %v; want a configuration error naming the field, why and the fix", here, err)
+	}
+}
+
+// TestALocalClusterIsDrivenFromHere prepares a run that must drive its
+// pods from this machine (the local test cluster's node is this machine):
+// an instance is attacked, probed and profiled at its pod's IP by
+// perfgate's own generator, every request is answered and counted by the
+// pod's own cgroup, and stopping it frees its Service slot.
+func TestALocalClusterIsDrivenFromHere(t *testing.T) {
+	requireCluster(t)
+	tg := preparedTargetLoadingFrom(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}, "here")
+	if !tg.loadFromHere || !strings.Contains(tg.env.Confinement, "load and profile reads from this machine to the pods' IPs") {
+		t.Fatalf("load from here %v, confinement %q; want the report to say the load comes from this machine", tg.loadFromHere, tg.env.Confinement)
+	}
+	inst, err := tg.Start(context.Background(), svcSpec(t, "ok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Stop()
+	d, ok := inst.(*drivenFromHere)
+	if !ok {
+		t.Fatalf("instance is a %T, want one driven from here", inst)
+	}
+	if _, remote := inst.(target.RemoteLoad); remote {
+		t.Error("an instance driven from here has a remote generator")
+	}
+	if _, proxied := inst.(target.Proxied); proxied {
+		t.Error("an instance driven from here is read through the API server's proxy")
+	}
+	u, err := url.Parse(inst.BaseURL())
+	if err != nil || u.Hostname() != d.in.pod.Status.PodIP || net.ParseIP(u.Hostname()) == nil {
+		t.Fatalf("base URL %s (%v), want the pod's IP %s", inst.BaseURL(), err, d.in.pod.Status.PodIP)
+	}
+	resp, err := http.Get(inst.BaseURL() + "/gomaxprocs")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET the pod from here: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	before, err := inst.Counters()
+	if err != nil || before.Cgroup == nil {
+		t.Fatalf("counters %+v (%v), want the container's cgroup", before, err)
+	}
+	const rate = 50
+	gen := load.New(inst.BaseURL(), rate, time.Second, []load.Request{{Method: "GET", Path: "/healthz"}})
+	defer gen.Close()
+	s, err := gen.Attack(context.Background(), load.Attack{Name: "here", Duration: 2 * time.Second})
+	if err != nil || s.Requests != 2*rate || s.SuccessRatio != 1 {
+		t.Fatalf("attack from here: %+v (%v), want %d requests all answered", s, err, 2*rate)
+	}
+	after, err := inst.Counters()
+	if err != nil || after.Cgroup == nil || after.Cgroup.CPUUsageNanos <= before.Cgroup.CPUUsageNanos {
+		t.Errorf("CPU %+v before, %+v after (%v), want more after the requests", before.Cgroup, after.Cgroup, err)
+	}
+
+	if exit := inst.Stop(); exit.ExitedOnItsOwn {
+		t.Errorf("stop: %+v, want a pod that ran until stopped", exit)
+	}
+	for _, e := range tg.endpoints {
+		if e.in != nil {
+			t.Errorf("Service %s still held after the instance stopped", e.name)
+		}
+	}
+}
