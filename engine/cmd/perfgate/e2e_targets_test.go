@@ -12,8 +12,10 @@ import (
 
 // TestSameNumbersOnEveryTarget gates the planted allocation regression on
 // the local, docker and kubernetes targets, each as a duet (kubernetes:
-// both pods on one node, one in-cluster generator for both): the same
-// verdict, and
+// both pods on one node, driven from this machine as the local cluster's
+// node is this machine, kubernetes.load_from auto; the in-cluster
+// generator's duet is the kind gate's, and the kubernetes package's
+// TestDuetRunsBothInstancesOnOneNode): the same verdict, and
 // allocations per request (a property of the code, not of where it runs)
 // within 2% of the local target's. Not closer: what the service allocates
 // outside requests (profile requests, connection set-up, the kubelet's
@@ -59,6 +61,9 @@ func TestSameNumbersOnEveryTarget(t *testing.T) {
 		}
 		if g.experiment == "duet" {
 			checkDuetRounds(t, g.target, r.report)
+		}
+		if g.target == "kubernetes" && !strings.Contains(r.report.Environment.Confinement, "from this machine to the pods' IPs") {
+			t.Errorf("kubernetes: confinement %q, want the local cluster driven from this machine", r.report.Environment.Confinement)
 		}
 		for _, m := range r.report.Metrics {
 			if m.Name == "allocs" {

@@ -30,6 +30,11 @@ const (
 // for itself and does not pass it on.
 const TokenHeader = "Perfgate-Token"
 
+// RefusalWords are in the generator's answer to a call without the run's
+// token: perfgate looks for them before it sends the token to an address
+// it is not sure is its generator's (kubernetes.load_from).
+const RefusalWords = "this load generator serves only the perfgate run that started it"
+
 // The limits on one generator and one attack. A real gate is far below
 // each; they keep a server whose token leaked from being turned into a
 // flood of unbounded rate, length or memory.
@@ -101,7 +106,7 @@ func (g Guard) authorized(next http.Handler) http.Handler {
 	want := []byte(g.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), want) != 1 {
-			http.Error(w, "missing or wrong "+TokenHeader+" header: this load generator serves only the perfgate run that started it", http.StatusUnauthorized)
+			http.Error(w, "missing or wrong "+TokenHeader+" header: "+RefusalWords, http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)

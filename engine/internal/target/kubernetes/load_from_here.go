@@ -3,12 +3,16 @@ package kubernetes
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/perfgate/perfgate/engine/internal/loadgen"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -32,28 +36,61 @@ func (t *Target) decideLoadFrom(pod *corev1.Pod) (bool, error) {
 	if mode == "cluster" {
 		return false, nil
 	}
-	why := reachesPod(pod)
+	why := reachesPod(pod, t.token)
 	if why != nil && mode == "here" {
 		return false, &target.ConfigError{Err: fmt.Errorf("target %s: kubernetes.load_from is here, but %w; set kubernetes.load_from to auto or cluster to send the load from a generator in the cluster", t.name, why)}
 	}
 	return why == nil, nil
 }
 
-// reachesPod says why perfgate cannot drive pod from this machine (nil
-// when it can): the pod's cgroup must be readable here, which puts its
-// node on this machine, and its IP must take a connection from here.
-func reachesPod(pod *corev1.Pod) error {
+// reachesPod says why perfgate cannot drive the run's pods from this
+// machine (nil when it can), from the load generator's pod: its cgroup
+// must be readable here, which puts its node on this machine, and the
+// run's generator must answer at the pod's IP from here as only it does.
+// A connection alone would not do: without a route to the cluster's pod
+// network the address leaves by the default route, and another machine
+// may own it. So the first call, without the run's token, must be refused
+// with the generator's own words, and only then is the token sent.
+func reachesPod(pod *corev1.Pod, token string) error {
 	if !cgroupsVisible(pod) {
 		return errors.New("the cluster's node is not this machine (the pods' cgroups are not readable here)")
 	}
 	if pod.Status.PodIP == "" {
 		return fmt.Errorf("pod %s has no IP", pod.Name)
 	}
-	conn, err := net.DialTimeout("tcp", net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(loadgenPort)), time.Second)
-	if err != nil {
-		return fmt.Errorf("this machine does not reach the pods' IPs (%w)", err)
+	if err := answersAsTheGenerator("http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(loadgenPort)), token); err != nil {
+		return fmt.Errorf("pod %s at %s: %w", pod.Name, pod.Status.PodIP, err)
 	}
-	return conn.Close()
+	return nil
+}
+
+// answersAsTheGenerator says why what answers at server is not the run's
+// load generator (nil when it is), sending the token only to an address
+// that refused a call without it in the generator's words.
+func answersAsTheGenerator(server, token string) error {
+	url := server + "/generators/perfgate-reach-check"
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for _, withToken := range []bool{false, true} {
+		req, err := http.NewRequest(http.MethodDelete, url, nil)
+		if err != nil {
+			return err
+		}
+		want := http.StatusUnauthorized
+		if withToken {
+			req.Header.Set(loadgen.TokenHeader, token)
+			want = http.StatusNoContent
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("this machine does not reach the pods' IPs (%w)", err)
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode != want || (!withToken && !strings.Contains(string(body), loadgen.RefusalWords)) {
+			return fmt.Errorf("what answers there from this machine is not the run's load generator (DELETE %s: %s)", url, resp.Status)
+		}
+	}
+	return nil
 }
 
 // drivenFromHere is a service pod perfgate drives from this machine: it

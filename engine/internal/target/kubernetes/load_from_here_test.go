@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/load"
+	"github.com/perfgate/perfgate/engine/internal/loadgen"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -102,6 +104,66 @@ func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 	for _, e := range tg.endpoints {
 		if e.in != nil {
 			t.Errorf("Service %s still held after the instance stopped", e.name)
+		}
+	}
+}
+
+// TestOnlyTheRunsGeneratorIsTakenForIt checks what decides that the pods'
+// IPs answer from here: the run's real generator (loadgen.Serve) does;
+// one holding another token, a server that accepts anything and one that
+// refuses in other words do not, and the last two never see the token.
+func TestOnlyTheRunsGeneratorIsTakenForIt(t *testing.T) {
+	token, err := loadgen.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	served := make(chan error, 1)
+	go func() {
+		served <- loadgen.Serve(addr, time.Minute, loadgen.Guard{Token: token, Targets: []string{"127.0.0.1:1"}})
+	}()
+	generator := "http://" + addr
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get(generator + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case err := <-served:
+			t.Fatalf("the load generator did not start: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the load generator did not start")
+		}
+	}
+	if err := answersAsTheGenerator(generator, token); err != nil {
+		t.Errorf("the run's generator: %v, want it taken for the run's", err)
+	}
+	if err := answersAsTheGenerator(generator, strings.Repeat("0", len(token))); err == nil {
+		t.Error("a generator of another token was taken for the run's")
+	}
+	for name, answer := range map[string]func(http.ResponseWriter){
+		"accepts anything":        func(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) },
+		"refuses in other words":  func(w http.ResponseWriter) { http.Error(w, "unauthorized", http.StatusUnauthorized) },
+		"answers as a web server": func(w http.ResponseWriter) { _, _ = w.Write([]byte("<html></html>")) },
+	} {
+		sawToken := false
+		impostor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sawToken = sawToken || r.Header.Get(loadgen.TokenHeader) != ""
+			answer(w)
+		}))
+		if err := answersAsTheGenerator(impostor.URL, token); err == nil || !strings.Contains(err.Error(), "is not the run's load generator") {
+			t.Errorf("a server that %s: %v, want it refused as not the run's generator", name, err)
+		}
+		impostor.Close()
+		if sawToken {
+			t.Errorf("a server that %s was sent the run's token", name)
 		}
 	}
 }
