@@ -32,8 +32,9 @@ type Config struct {
 	// one process after the other in a seeded random order (noisier for
 	// CPU; latency of the service alone). Every target runs a duet; the
 	// kubernetes and kind targets with both pods on one node, driven by
-	// one generator inside the cluster, or sequential, saying so, when no
-	// node has room for both.
+	// one generator (perfgate's own where it reaches the pods, see
+	// kubernetes.load_from, else one inside the cluster), or sequential,
+	// saying so, when no node has room for both.
 	Experiment string `json:"experiment"`
 	// Layout is where each round's binaries get their function layout:
 	// random relinks base and head with a layout drawn for every round
