@@ -34,7 +34,10 @@ type Client struct {
 // callers bound requests with their context.
 func New(baseURL, pprofPath string, client *http.Client) *Client {
 	if client == nil {
-		client = &http.Client{}
+		// Never through a proxy (HTTP_PROXY): the service is reached
+		// directly, as the load reaches it, on loopback, a container's
+		// bridge address or a pod's IP.
+		client = &http.Client{Transport: &http.Transport{Proxy: nil}}
 	}
 	return &Client{prefix: baseURL + pprofPath, http: client}
 }

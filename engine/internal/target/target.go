@@ -100,8 +100,9 @@ type RemoteDuet interface {
 	DuetGenerator(instances [2]Instance, rate float64, timeout time.Duration, requests []load.Request, swap bool) (load.DuetAttacker, error)
 }
 
-// LoadsInside is a Target whose instances are all RemoteLoad: each is
-// attacked by its own generator elsewhere. Unless it is also a
+// LoadsInside is a Target whose instances are RemoteLoad, each attacked by
+// a generator elsewhere, unless it reaches them from perfgate's machine
+// (the kubernetes target's load_from). Unless it is also a
 // RemoteDuet, two instances cannot share one balanced attack, and a duet
 // falls back to sequential pairs (see docs/targets.md).
 type LoadsInside interface {

@@ -64,7 +64,7 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 	l := config.Listen{Addr: fmt.Sprintf("0.0.0.0:%d", servicePort), Port: servicePort}
 	s := serviceSpec{
 		Run: t.run, Instance: n, Namespace: t.namespace, Image: ref, Args: spec.Args(l),
-		Env: t.serviceEnvFor(spec, l), CPUMilli: t.limits.CPUMillicores, MemoryBytes: t.limits.MemoryBytes, Ready: spec.Ready,
+		Env: t.serviceEnvFor(spec, l), CPUMilli: t.limits.CPUMillicores, MemoryBytes: t.limits.MemoryBytes, Ready: spec.Ready, Node: t.node,
 	}
 	httpClient, err := rest.HTTPClientFor(t.cluster.rest)
 	if err != nil {

@@ -57,6 +57,10 @@ type Target struct {
 	// loadFromHere says perfgate drives the run's pods from this machine
 	// (load_from_here.go), not through the in-cluster generator.
 	loadFromHere bool
+	// node is the node driven from here (the generator's, this machine's):
+	// the service pods are bound to it, and may not land on another node
+	// of the cluster, whose pods perfgate neither reads nor reaches.
+	node string
 	// token is the run's secret for the load generator's control calls;
 	// endpoints are the run's Services, the only places it may send load
 	// (guarded by mu).
@@ -209,6 +213,16 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 	if t.loadFromHere, err = t.decideLoadFrom(pod); err != nil {
 		return err
 	}
+	if t.loadFromHere {
+		// Driven from here, the run never calls its generator again, and
+		// an idle generator exits after loadgen.IdleExit, failing its Job
+		// mid-gate on the measured node: remove it now, and wait for its
+		// pod, whose request the duet's room check would count.
+		t.node = pod.Spec.NodeName
+		if err := t.removeLoadGenerator(ctx, job.Name, labelSelector(job.Spec.Template.Labels)); err != nil {
+			return err
+		}
+	}
 	switch {
 	case t.loadFromHere:
 		t.env.Confinement += ", counters from the container's cgroup on this machine, load and profile reads from this machine to the pods' IPs"
@@ -278,6 +292,21 @@ func deleteRun(ctx context.Context, client kubernetes.Interface, namespace, run 
 	}
 	errs = append(errs, waitPodsGone(ctx, core.Pods(namespace), selector, "the run's pods to be deleted"))
 	return errors.Join(errs...)
+}
+
+// removeLoadGenerator deletes the run's load generator Job (name, its pod
+// selected by selector) and its token's Secret, and waits for the pod to
+// be gone.
+func (t *Target) removeLoadGenerator(ctx context.Context, name, selector string) error {
+	foreground := metav1.DeletePropagationForeground
+	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
+	if err := t.cluster.clientset.BatchV1().Jobs(t.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("target %s: delete the unused load generator's Job %s: %w", t.name, name, err)
+	}
+	if err := t.cluster.clientset.CoreV1().Secrets(t.namespace).Delete(ctx, loadgenSpec{Run: t.run}.secretName(), del); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("target %s: delete the unused load generator's Secret: %w", t.name, err)
+	}
+	return waitPodsGone(ctx, t.cluster.clientset.CoreV1().Pods(t.namespace), metav1.ListOptions{LabelSelector: selector}, "the unused load generator's pod to be deleted")
 }
 
 // waitPodsGone polls until no pod that opts selects is left in pods.

@@ -20,7 +20,8 @@ import (
 // is this machine (a local cluster) and perfgate reaches the pods' IPs,
 // perfgate drives the pods itself, as the local and docker targets drive
 // their services: its own generator sends the load to the pod's IP, and
-// readiness, profiles and MemStats are read there directly. The in-cluster
+// profiles and MemStats are read there directly (readiness stays the pod's
+// Ready condition, from the API server). The in-cluster
 // generator is reached through the API server's pod proxy, which costs
 // every control call (a half's start and end, each profile read) a round
 // trip through the API server, and the load then crosses kube-proxy's
@@ -40,6 +41,12 @@ func (t *Target) decideLoadFrom(pod *corev1.Pod) (bool, error) {
 	if why != nil && mode == "here" {
 		return false, &target.ConfigError{Err: fmt.Errorf("target %s: kubernetes.load_from is here, but %w; set kubernetes.load_from to auto or cluster to send the load from a generator in the cluster", t.name, why)}
 	}
+	// A local cluster that is not driven from here measures differently
+	// (docs/targets.md): say why. kind's pods are never reachable from the
+	// host, which its confinement already tells.
+	if why != nil && t.name == "kubernetes" && cgroupsVisible(pod) {
+		t.warnings = append(t.warnings, fmt.Sprintf("the cluster's node is this machine, but the load comes from the in-cluster generator: %v (kubernetes.load_from: auto; set it to here to make this an error)", why))
+	}
 	return why == nil, nil
 }
 
@@ -50,7 +57,10 @@ func (t *Target) decideLoadFrom(pod *corev1.Pod) (bool, error) {
 // A connection alone would not do: without a route to the cluster's pod
 // network the address leaves by the default route, and another machine
 // may own it. So the first call, without the run's token, must be refused
-// with the generator's own words, and only then is the token sent.
+// with the generator's own words, and only then is the token sent: this
+// tells the generator from a machine that owns the address by accident,
+// not from one built to pass for it (the token only drives this run's
+// generator at this run's Services, within its limits).
 func reachesPod(pod *corev1.Pod, token string) error {
 	if !cgroupsVisible(pod) {
 		return errors.New("the cluster's node is not this machine (the pods' cgroups are not readable here)")

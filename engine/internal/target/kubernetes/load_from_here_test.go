@@ -72,6 +72,15 @@ func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 	if _, proxied := inst.(target.Proxied); proxied {
 		t.Error("an instance driven from here is read through the API server's proxy")
 	}
+	// Bound to the node driven from here, where the unused in-cluster
+	// generator no longer runs.
+	if na := d.in.pod.Spec.Affinity.NodeAffinity; na == nil || tg.node == "" || d.in.pod.Spec.NodeName != tg.node {
+		t.Errorf("pod on node %q with node affinity %+v, want it bound to node %q", d.in.pod.Spec.NodeName, na, tg.node)
+	}
+	jobs, err := tg.cluster.clientset.BatchV1().Jobs(tg.namespace).List(context.Background(), metav1.ListOptions{LabelSelector: LabelRun + "=" + tg.run})
+	if err != nil || len(jobs.Items) != 0 {
+		t.Errorf("the run's Jobs: %d (%v), want the unused load generator's removed", len(jobs.Items), err)
+	}
 	u, err := url.Parse(inst.BaseURL())
 	if err != nil || u.Hostname() != d.in.pod.Status.PodIP || net.ParseIP(u.Hostname()) == nil {
 		t.Fatalf("base URL %s (%v), want the pod's IP %s", inst.BaseURL(), err, d.in.pod.Status.PodIP)

@@ -49,6 +49,9 @@ type serviceSpec struct {
 	CPUMilli    int64
 	MemoryBytes int64
 	Ready       string
+	// Node, when set, is the one node the pod may run on (a run driven
+	// from this machine: kubernetes.load_from).
+	Node string
 }
 
 func runLabels(run, component string) map[string]string {
@@ -103,7 +106,7 @@ func (s serviceSpec) Deployment() *appsv1.Deployment {
 					TerminationGracePeriodSeconds: &grace,
 					AutomountServiceAccountToken:  boolPtr(false),
 					EnableServiceLinks:            boolPtr(false),
-					Affinity:                      besideTheRunsServices(s.Run),
+					Affinity:                      besideTheRunsServices(s.Run, s.Node),
 					Containers: []corev1.Container{{
 						Name:            "service",
 						Image:           s.Image,
@@ -134,13 +137,23 @@ func (s serviceSpec) Deployment() *appsv1.Deployment {
 // to any node; the second must follow it. On a single-node cluster this
 // changes nothing; on a larger one, a round whose node cannot fit the
 // second pod fails to schedule and says so instead of measuring two nodes.
-func besideTheRunsServices(run string) *corev1.Affinity {
-	return &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+// A run driven from this machine also binds every service pod to node
+// (its node name, matched as a field: a hostname label may differ).
+func besideTheRunsServices(run, node string) *corev1.Affinity {
+	a := &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: run, labelComponent: "service"}},
 			TopologyKey:   corev1.LabelHostname,
 		}},
 	}}
+	if node != "" {
+		a.NodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+				{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}},
+			}}},
+		}}
+	}
+	return a
 }
 
 // runService is endpoint slot's ClusterIP, which the in-cluster load

@@ -209,3 +209,22 @@ func requireCluster(t *testing.T) *cluster {
 	}
 	return c
 }
+
+// TestAServiceDrivenFromHereIsBoundToItsNode: a run driven from this
+// machine binds its service pods to the node perfgate reaches (by node
+// name, as a field), beside the run's other service pod; a run driven by
+// the in-cluster generator has no node term.
+func TestAServiceDrivenFromHereIsBoundToItsNode(t *testing.T) {
+	bound := serviceSpec{Run: "run", Instance: 1, Namespace: "ns", Node: "node-a"}.Deployment().Spec.Template.Spec.Affinity
+	terms := bound.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) != 1 || len(terms[0].MatchFields) != 1 || terms[0].MatchFields[0].Key != "metadata.name" ||
+		terms[0].MatchFields[0].Operator != corev1.NodeSelectorOpIn || len(terms[0].MatchFields[0].Values) != 1 || terms[0].MatchFields[0].Values[0] != "node-a" {
+		t.Errorf("node terms %+v, want metadata.name In [node-a]", terms)
+	}
+	if bound.PodAffinity == nil {
+		t.Error("a pod bound to its node lost its affinity to the run's other service pod")
+	}
+	if free := (serviceSpec{Run: "run", Instance: 1, Namespace: "ns"}).Deployment().Spec.Template.Spec.Affinity; free.NodeAffinity != nil {
+		t.Errorf("a pod of the in-cluster generator's run is bound to a node: %+v", free.NodeAffinity)
+	}
+}
