@@ -53,7 +53,11 @@ type Group struct {
 	// dirs maps a controller ("cpu", "cpuacct", "memory", or "" in v2) to
 	// the group's directory in that hierarchy.
 	dirs map[string]string
-	h    *Hierarchy
+	// cpuset is the v1 cpuset hierarchy's directory of a group found by
+	// OfProcess ("" otherwise), kept apart from dirs: only SetCPUs uses
+	// it, and a process joins or leaves a group by dirs alone.
+	cpuset string
+	h      *Hierarchy
 }
 
 // Hierarchy is where this host lets perfgate create groups.

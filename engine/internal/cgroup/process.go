@@ -49,6 +49,13 @@ func ofProcess(mountinfoPath, cgroupPath string) (*Group, error) {
 			return nil, fmt.Errorf("%s names no group in a mounted %q hierarchy", cgroupPath, controller)
 		}
 	}
+	// cpuset is optional: only a container perfgate places (SetCPUs)
+	// needs it.
+	for _, m := range mounts {
+		if p, ok := paths["cpuset"]; ok && m.fstype == "cgroup" && contains(m.superOptions, "cpuset") {
+			g.cpuset = within(m, p)
+		}
+	}
 	return g, nil
 }
 

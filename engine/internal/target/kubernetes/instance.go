@@ -103,6 +103,10 @@ func (t *Target) Start(ctx context.Context, spec target.Spec) (target.Instance, 
 		i.Stop()
 		return nil, err
 	}
+	if err := t.placeOnServiceCPUs(i); err != nil {
+		i.Stop()
+		return nil, err
+	}
 	i.nodeCPUs = t.nodeCPUs(ctx, i.pod.Spec.NodeName)
 	go i.watchExit()
 	if t.loadFromHere {

@@ -57,6 +57,9 @@ type Target struct {
 	// loadFromHere says perfgate drives the run's pods from this machine
 	// (load_from_here.go), not through the in-cluster generator.
 	loadFromHere bool
+	// placement is perfgate's CPUs and the service pods' when driven
+	// from here (placement.go).
+	placement target.Placement
 	// node is the node driven from here (the generator's, this machine's):
 	// the service pods are bound to it, and may not land on another node
 	// of the cluster, whose pods perfgate neither reads nor reaches.
@@ -226,6 +229,7 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 	switch {
 	case t.loadFromHere:
 		t.env.Confinement += ", counters from the container's cgroup on this machine, load and profile reads from this machine to the pods' IPs"
+		return t.placeHere()
 	case cgroupsVisible(pod):
 		t.env.Confinement += ", counters from the container's cgroup on this machine"
 	default:
@@ -238,7 +242,7 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 // Close stops every service still running and deletes everything the run
 // created: the namespace when it is perfgate's own, otherwise each object
 // by the run's label. It waits until they are gone, so nothing of the run
-// is left when perfgate exits.
+// is left when perfgate exits, and restores perfgate's CPU affinity.
 func (t *Target) Close() error {
 	t.live.Each(func(i *instance) { i.Stop() })
 	var errs []error
@@ -253,6 +257,7 @@ func (t *Target) Close() error {
 	if t.workDir != "" {
 		errs = append(errs, os.RemoveAll(t.workDir))
 	}
+	errs = append(errs, t.placement.Undo())
 	return errors.Join(errs...)
 }
 

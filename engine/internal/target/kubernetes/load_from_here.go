@@ -120,4 +120,4 @@ func (d *drivenFromHere) BaseURL() string                    { return d.url }
 func (d *drivenFromHere) Counters() (target.Counters, error) { return d.in.Counters() }
 func (d *drivenFromHere) Exited() <-chan struct{}            { return d.in.Exited() }
 func (d *drivenFromHere) Stop() target.Exit                  { return d.in.Stop() }
-func (d *drivenFromHere) NodeCPUs() int                      { return d.in.NodeCPUs() }
+func (d *drivenFromHere) NodeCPUs() int                      { return d.servedCPUs() }

@@ -3,10 +3,12 @@ package kubernetes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +82,20 @@ func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 	jobs, err := tg.cluster.clientset.BatchV1().Jobs(tg.namespace).List(context.Background(), metav1.ListOptions{LabelSelector: LabelRun + "=" + tg.run})
 	if err != nil || len(jobs.Items) != 0 {
 		t.Errorf("the run's Jobs: %d (%v), want the unused load generator's removed", len(jobs.Items), err)
+	}
+	// Placed as the local target places a service: the container's
+	// process on the service's CPUs, perfgate on the others.
+	if tg.placement.Service == nil {
+		t.Fatalf("placement %+v, want the pods placed apart from the load generator", tg.placement)
+	}
+	if got := cpusAllowed(t, d.in.counters.(*cgroupCounters).pid); got != cgroup.FormatCPUs(tg.placement.Service) {
+		t.Errorf("the container's process may run on CPUs %s, want the service's %s", got, cgroup.FormatCPUs(tg.placement.Service))
+	}
+	if got := cpusAllowed(t, os.Getpid()); got != cgroup.FormatCPUs(tg.placement.Generator) {
+		t.Errorf("perfgate may run on CPUs %s, want the load generator's %s", got, cgroup.FormatCPUs(tg.placement.Generator))
+	}
+	if d.NodeCPUs() != len(tg.placement.Service) {
+		t.Errorf("the duet's shared CPUs are %d, want the %d it was placed on", d.NodeCPUs(), len(tg.placement.Service))
 	}
 	u, err := url.Parse(inst.BaseURL())
 	if err != nil || u.Hostname() != d.in.pod.Status.PodIP || net.ParseIP(u.Hostname()) == nil {
@@ -175,4 +191,20 @@ func TestOnlyTheRunsGeneratorIsTakenForIt(t *testing.T) {
 			t.Errorf("a server that %s was sent the run's token", name)
 		}
 	}
+}
+
+// cpusAllowed is the kernel's list of the CPUs process pid may run on.
+func cpusAllowed(t *testing.T, pid int) string {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		if list, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(list)
+		}
+	}
+	t.Fatalf("/proc/%d/status has no Cpus_allowed_list", pid)
+	return ""
 }

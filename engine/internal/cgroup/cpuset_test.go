@@ -1,0 +1,101 @@
+package cgroup
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCPUListsRoundTrip(t *testing.T) {
+	for list, cpus := range map[string][]int{
+		"":          nil,
+		"3":         {3},
+		"0-2,5":     {0, 1, 2, 5},
+		"0,2,4-7,9": {0, 2, 4, 5, 6, 7, 9},
+	} {
+		got, err := ParseCPUs(list)
+		if err != nil || !slices.Equal(got, cpus) {
+			t.Errorf("ParseCPUs(%q) = %v, %v; want %v", list, got, err, cpus)
+		}
+		if back := FormatCPUs(cpus); back != list {
+			t.Errorf("FormatCPUs(%v) = %q, want %q", cpus, back, list)
+		}
+	}
+	for _, bad := range []string{"a", "3-1", "1-x"} {
+		if _, err := ParseCPUs(bad); err == nil {
+			t.Errorf("ParseCPUs(%q) succeeded, want an error", bad)
+		}
+	}
+}
+
+// TestSetCPUsMovesARunningProcess narrows the cpuset of a real group
+// holding a running process, found as a container's is (OfProcess), and
+// checks the kernel's view of the process: it may then run only there.
+func TestSetCPUsMovesARunningProcess(t *testing.T) {
+	parent := "/sys/fs/cgroup/cpuset"
+	cpusText, err := os.ReadFile(filepath.Join(parent, "cpuset.cpus"))
+	if err != nil || os.Geteuid() != 0 {
+		t.Skipf("needs root and a cgroup v1 cpuset hierarchy at %s (%v)", parent, err)
+	}
+	all, err := ParseCPUs(strings.TrimSpace(string(cpusText)))
+	if err != nil || len(all) < 2 {
+		t.Skipf("needs 2 CPUs in the root cpuset, has %q (%v)", cpusText, err)
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("perfgate-test-cpuset-%d", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rmdirRetry(dir) })
+	mems, err := os.ReadFile(filepath.Join(parent, "cpuset.mems"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new v1 cpuset is empty: it takes no process until given CPUs and
+	// memory nodes.
+	for name, value := range map[string]string{"cpuset.cpus": string(cpusText), "cpuset.mems": string(mems)} {
+		if err := writeFile(dir, name, strings.TrimSpace(value)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleep.Process.Kill(); _ = sleep.Wait() })
+	if err := writeFile(dir, "cgroup.procs", fmt.Sprint(sleep.Process.Pid)); err != nil {
+		t.Fatal(err)
+	}
+	g, err := OfProcess(sleep.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := all[len(all)-1:]
+	if err := g.SetCPUs(last); err != nil {
+		t.Fatal(err)
+	}
+	if got := allowedCPUs(t, sleep.Process.Pid); got != FormatCPUs(last) {
+		t.Errorf("the process may run on CPUs %q after SetCPUs(%v), want %q", got, last, FormatCPUs(last))
+	}
+	if err := g.SetCPUs([]int{all[len(all)-1] + 1000}); err == nil {
+		t.Error("SetCPUs on a CPU the machine does not have succeeded, want an error")
+	}
+}
+
+func allowedCPUs(t *testing.T, pid int) string {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		if list, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(list)
+		}
+	}
+	t.Fatalf("/proc/%d/status has no Cpus_allowed_list", pid)
+	return ""
+}
