@@ -29,35 +29,33 @@ type counterSource interface {
 // API server, which are refreshed only every few seconds; the report
 // warns about that.
 func (t *Target) counterSource(ctx context.Context, pod *corev1.Pod) (counterSource, error) {
+	if pid, group, err := containerCgroup(pod); err == nil {
+		return &cgroupCounters{pid: pid, group: group}, nil
+	}
+	return &cadvisorCounters{t: t, node: pod.Spec.NodeName, namespace: pod.Namespace, pod: pod.Name}, nil
+}
+
+// containerCgroup finds the cgroup of pod's (last) container and its first
+// process on this machine; an error says this machine does not see it,
+// which decides where counters come from and whether the run can be
+// placed (placement.go). Prepare asks it of the load generator's pod to
+// tell the report before the first run.
+func containerCgroup(pod *corev1.Pod) (int, *cgroup.Group, error) {
 	var containerID string
 	for _, cs := range pod.Status.ContainerStatuses {
 		if _, id, ok := strings.Cut(cs.ContainerID, "://"); ok {
 			containerID = id
 		}
 	}
-	if containerID != "" {
-		if pid, err := findContainerProcess("/sys/fs/cgroup", containerID); err == nil {
-			group, err := cgroup.OfProcess(pid)
-			if err == nil {
-				return &cgroupCounters{pid: pid, group: group}, nil
-			}
-		}
+	if containerID == "" {
+		return 0, nil, fmt.Errorf("pod %s has no running container", pod.Name)
 	}
-	return &cadvisorCounters{t: t, node: pod.Spec.NodeName, namespace: pod.Namespace, pod: pod.Name}, nil
-}
-
-// cgroupsVisible says whether this machine sees the cgroups of pod's
-// containers, which decides where counters come from; Prepare asks it of
-// the load generator's pod to tell the report before the first run.
-func cgroupsVisible(pod *corev1.Pod) bool {
-	for _, cs := range pod.Status.ContainerStatuses {
-		if _, id, ok := strings.Cut(cs.ContainerID, "://"); ok {
-			if _, err := findContainerProcess("/sys/fs/cgroup", id); err == nil {
-				return true
-			}
-		}
+	pid, err := findContainerProcess("/sys/fs/cgroup", containerID)
+	if err != nil {
+		return 0, nil, err
 	}
-	return false
+	group, err := cgroup.OfProcess(pid)
+	return pid, group, err
 }
 
 // findContainerProcess finds the cgroup directory named after the

@@ -38,14 +38,32 @@ func TestDuetRunsBothInstancesOnOneNode(t *testing.T) {
 	if a.BaseURL() == b.BaseURL() {
 		t.Fatalf("both instances at %s, want a Service each", a.BaseURL())
 	}
-	// The duet's shared-CPU rule holds both pods' use against their node's
-	// CPUs (target.OnNode): here, this machine's.
-	node, err := tg.cluster.clientset.CoreV1().Nodes().Get(ctx, a.pod.Spec.NodeName, metav1.GetOptions{})
+	// The node is this machine, so the run is placed: both pods on the
+	// service's CPUs, the in-cluster generator on the others, and the
+	// duet's shared-CPU rule holds both pods' use against the service's
+	// CPUs (target.OnNode).
+	if tg.placement.Service == nil || tg.placement.selfAffinity != nil {
+		t.Fatalf("placement %+v, want the pods and the in-cluster generator placed, perfgate not pinned", tg.placement)
+	}
+	service, generator := cgroup.FormatCPUs(tg.placement.Service), cgroup.FormatCPUs(tg.placement.Generator)
+	for _, i := range []*instance{a, b} {
+		if got := cpusAllowed(t, i.counters.(*cgroupCounters).pid); got != service {
+			t.Errorf("pod %s's process may run on CPUs %s, want the service's %s", i.pod.Name, got, service)
+		}
+		if i.NodeCPUs() != len(tg.placement.Service) {
+			t.Errorf("pod %s: NodeCPUs %d, want the %d CPUs it was placed on", i.pod.Name, i.NodeCPUs(), len(tg.placement.Service))
+		}
+	}
+	loadgen, err := tg.cluster.clientset.CoreV1().Pods(tg.namespace).Get(ctx, tg.loadgenPod, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := int(node.Status.Capacity.Cpu().Value()); a.NodeCPUs() != want || b.NodeCPUs() != want || want < 1 {
-		t.Errorf("NodeCPUs %d and %d, want node %s's capacity %d", a.NodeCPUs(), b.NodeCPUs(), node.Name, want)
+	pid, _, err := containerCgroup(loadgen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cpusAllowed(t, pid); got != generator {
+		t.Errorf("the load generator's process may run on CPUs %s, want %s", got, generator)
 	}
 	for _, i := range []*instance{a, b} {
 		svc, err := tg.cluster.clientset.CoreV1().Services(tg.namespace).Get(ctx, i.endpoint.name, metav1.GetOptions{})

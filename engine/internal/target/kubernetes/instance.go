@@ -37,6 +37,9 @@ type instance struct {
 	http      *http.Client
 	counters  counterSource
 	nodeCPUs  int
+	// placed says the pod's container runs on the service's CPUs
+	// (placement.go).
+	placed bool
 
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -271,10 +274,8 @@ func (i *instance) keepLogs(pod *corev1.Pod) {
 // window (a start and the warm-up take longer); the next Start waits for
 // the pod to be gone before it creates its own (leaving.go).
 func (i *instance) delete(ctx context.Context) {
-	foreground := metav1.DeletePropagationForeground
-	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
 	name := i.spec.name()
-	if err := i.t.cluster.clientset.AppsV1().Deployments(i.t.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
+	if err := i.t.cluster.clientset.AppsV1().Deployments(i.t.namespace).Delete(ctx, name, foregroundDelete()); err != nil && !apierrors.IsNotFound(err) {
 		i.t.Warn("could not delete Deployment %s in namespace %s (%v); perfgate deletes the run's objects again when it finishes", name, i.t.namespace, err)
 	}
 	pods := i.t.cluster.clientset.CoreV1().Pods(i.t.namespace)

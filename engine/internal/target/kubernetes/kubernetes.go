@@ -57,9 +57,10 @@ type Target struct {
 	// loadFromHere says perfgate drives the run's pods from this machine
 	// (load_from_here.go), not through the in-cluster generator.
 	loadFromHere bool
-	// placement is perfgate's CPUs and the service pods' when driven
-	// from here (placement.go).
-	placement target.Placement
+	// placement is the split of the node's CPUs between the service
+	// pods and the load generator when the node is this machine
+	// (placement.go).
+	placement placement
 	// node is the node driven from here (the generator's, this machine's):
 	// the service pods are bound to it, and may not land on another node
 	// of the cluster, whose pods perfgate neither reads nor reaches.
@@ -213,8 +214,22 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 		return err
 	}
 	t.loadgenPod = pod.Name
-	if t.loadFromHere, err = t.decideLoadFrom(pod); err != nil {
+	_, generatorGroup, err := containerCgroup(pod)
+	onThisMachine := err == nil
+	if t.loadFromHere, err = t.decideLoadFrom(pod, onThisMachine); err != nil {
 		return err
+	}
+	switch {
+	case t.loadFromHere:
+		t.env.Confinement += ", counters from the container's cgroup on this machine, load and profile reads from this machine to the pods' IPs"
+	case onThisMachine:
+		t.env.Confinement += ", counters from the container's cgroup on this machine"
+	default:
+		t.env.Confinement += ", counters from the kubelet's cAdvisor"
+		t.warnings = append(t.warnings, "the cluster's nodes are not this machine, so CPU and throttling come from the kubelet's cAdvisor metrics, which it refreshes only every few seconds: CPU per request over windows shorter than about 30 s is approximate; lengthen load.duration or run perfgate on the node")
+	}
+	if onThisMachine {
+		t.placeRun(generatorGroup)
 	}
 	if t.loadFromHere {
 		// Driven from here, the run never calls its generator again, and
@@ -225,16 +240,6 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 		if err := t.removeLoadGenerator(ctx, job.Name, labelSelector(job.Spec.Template.Labels)); err != nil {
 			return err
 		}
-	}
-	switch {
-	case t.loadFromHere:
-		t.env.Confinement += ", counters from the container's cgroup on this machine, load and profile reads from this machine to the pods' IPs"
-		return t.placeHere()
-	case cgroupsVisible(pod):
-		t.env.Confinement += ", counters from the container's cgroup on this machine"
-	default:
-		t.env.Confinement += ", counters from the kubelet's cAdvisor"
-		t.warnings = append(t.warnings, "the cluster's nodes are not this machine, so CPU and throttling come from the kubelet's cAdvisor metrics, which it refreshes only every few seconds: CPU per request over windows shorter than about 30 s is approximate; lengthen load.duration or run perfgate on the node")
 	}
 	return nil
 }
@@ -257,7 +262,7 @@ func (t *Target) Close() error {
 	if t.workDir != "" {
 		errs = append(errs, os.RemoveAll(t.workDir))
 	}
-	errs = append(errs, t.placement.Undo())
+	errs = append(errs, t.placement.undo())
 	return errors.Join(errs...)
 }
 
@@ -271,8 +276,7 @@ func (t *Target) deleteRun(ctx context.Context) error {
 // both use it.
 func deleteRun(ctx context.Context, client kubernetes.Interface, namespace, run string, ownNamespace bool) error {
 	core, selector := client.CoreV1(), metav1.ListOptions{LabelSelector: LabelRun + "=" + run}
-	foreground := metav1.DeletePropagationForeground
-	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
+	del := foregroundDelete()
 	if ownNamespace {
 		if err := core.Namespaces().Delete(ctx, namespace, del); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("target kubernetes: delete namespace %s: %w", namespace, err)
@@ -303,8 +307,7 @@ func deleteRun(ctx context.Context, client kubernetes.Interface, namespace, run 
 // selected by selector) and its token's Secret, and waits for the pod to
 // be gone.
 func (t *Target) removeLoadGenerator(ctx context.Context, name, selector string) error {
-	foreground := metav1.DeletePropagationForeground
-	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
+	del := foregroundDelete()
 	if err := t.cluster.clientset.BatchV1().Jobs(t.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("target %s: delete the unused load generator's Job %s: %w", t.name, name, err)
 	}
@@ -312,6 +315,14 @@ func (t *Target) removeLoadGenerator(ctx context.Context, name, selector string)
 		return fmt.Errorf("target %s: delete the unused load generator's Secret: %w", t.name, err)
 	}
 	return waitPodsGone(ctx, t.cluster.clientset.CoreV1().Pods(t.namespace), metav1.ListOptions{LabelSelector: selector}, "the unused load generator's pod to be deleted")
+}
+
+// foregroundDelete deletes an object's dependents (a Job's pods, a
+// Deployment's ReplicaSets) before the object itself, so waiting for the
+// object also waits for them.
+func foregroundDelete() metav1.DeleteOptions {
+	foreground := metav1.DeletePropagationForeground
+	return metav1.DeleteOptions{PropagationPolicy: &foreground}
 }
 
 // waitPodsGone polls until no pod that opts selects is left in pods.

@@ -30,21 +30,22 @@ import (
 // their pods) the in-cluster generator stays.
 
 // decideLoadFrom says whether perfgate drives the run's pods from this
-// machine, from the first pod of the run (the load generator's): "cluster"
-// never does, "here" must, "auto" does when it can.
-func (t *Target) decideLoadFrom(pod *corev1.Pod) (bool, error) {
+// machine, from the first pod of the run (the load generator's) and
+// whether its cgroups are readable here (containerCgroup): "cluster" never
+// does, "here" must, "auto" does when it can.
+func (t *Target) decideLoadFrom(pod *corev1.Pod, onThisMachine bool) (bool, error) {
 	mode := firstSet(t.settings.LoadFrom, "auto")
 	if mode == "cluster" {
 		return false, nil
 	}
-	why := reachesPod(pod, t.token)
+	why := reachesPod(pod, onThisMachine, t.token)
 	if why != nil && mode == "here" {
 		return false, &target.ConfigError{Err: fmt.Errorf("target %s: kubernetes.load_from is here, but %w; set kubernetes.load_from to auto or cluster to send the load from a generator in the cluster", t.name, why)}
 	}
 	// A local cluster that is not driven from here measures differently
 	// (docs/targets.md): say why. kind's pods are never reachable from the
 	// host, which its confinement already tells.
-	if why != nil && t.name == "kubernetes" && cgroupsVisible(pod) {
+	if why != nil && t.name == "kubernetes" && onThisMachine {
 		t.warnings = append(t.warnings, fmt.Sprintf("the cluster's node is this machine, but the load comes from the in-cluster generator: %v (kubernetes.load_from: auto; set it to here to make this an error)", why))
 	}
 	return why == nil, nil
@@ -52,8 +53,9 @@ func (t *Target) decideLoadFrom(pod *corev1.Pod) (bool, error) {
 
 // reachesPod says why perfgate cannot drive the run's pods from this
 // machine (nil when it can), from the load generator's pod: its cgroup
-// must be readable here, which puts its node on this machine, and the
-// run's generator must answer at the pod's IP from here as only it does.
+// must be readable here (onThisMachine), which puts its node on this
+// machine, and the run's generator must answer at the pod's IP from here
+// as only it does.
 // A connection alone would not do: without a route to the cluster's pod
 // network the address leaves by the default route, and another machine
 // may own it. So the first call, without the run's token, must be refused
@@ -61,8 +63,8 @@ func (t *Target) decideLoadFrom(pod *corev1.Pod) (bool, error) {
 // tells the generator from a machine that owns the address by accident,
 // not from one built to pass for it (the token only drives this run's
 // generator at this run's Services, within its limits).
-func reachesPod(pod *corev1.Pod, token string) error {
-	if !cgroupsVisible(pod) {
+func reachesPod(pod *corev1.Pod, onThisMachine bool, token string) error {
+	if !onThisMachine {
 		return errors.New("the cluster's node is not this machine (the pods' cgroups are not readable here)")
 	}
 	if pod.Status.PodIP == "" {
@@ -120,4 +122,4 @@ func (d *drivenFromHere) BaseURL() string                    { return d.url }
 func (d *drivenFromHere) Counters() (target.Counters, error) { return d.in.Counters() }
 func (d *drivenFromHere) Exited() <-chan struct{}            { return d.in.Exited() }
 func (d *drivenFromHere) Stop() target.Exit                  { return d.in.Stop() }
-func (d *drivenFromHere) NodeCPUs() int                      { return d.servedCPUs() }
+func (d *drivenFromHere) NodeCPUs() int                      { return d.in.NodeCPUs() }

@@ -36,12 +36,12 @@ func TestLoadFromAClusterOnAnotherMachine(t *testing.T) {
 	}
 	for _, mode := range []string{"", "auto", "cluster"} {
 		tg := New("kubernetes", config.Kubernetes{LoadFrom: mode}, cgroup.Limits{}, nil)
-		if here, err := tg.decideLoadFrom(elsewhere); here || err != nil {
+		if here, err := tg.decideLoadFrom(elsewhere, onThisMachine(elsewhere)); here || err != nil {
 			t.Errorf("load_from %q: from here %v (%v), want the in-cluster generator", mode, here, err)
 		}
 	}
 	tg := New("kubernetes", config.Kubernetes{LoadFrom: "here"}, cgroup.Limits{}, nil)
-	here, err := tg.decideLoadFrom(elsewhere)
+	here, err := tg.decideLoadFrom(elsewhere, onThisMachine(elsewhere))
 	var ce *target.ConfigError
 	if here || !errors.As(err, &ce) || !strings.Contains(err.Error(), "kubernetes.load_from is here, but the cluster's node is not this machine") || !strings.Contains(err.Error(), "set kubernetes.load_from to auto or cluster") {
 		t.Errorf("load_from here: from here %v, error %v; want a configuration error naming the field, why and the fix", here, err)
@@ -207,4 +207,10 @@ func cpusAllowed(t *testing.T, pid int) string {
 	}
 	t.Fatalf("/proc/%d/status has no Cpus_allowed_list", pid)
 	return ""
+}
+
+// onThisMachine is whether pod's cgroup is readable here.
+func onThisMachine(pod *corev1.Pod) bool {
+	_, _, err := containerCgroup(pod)
+	return err == nil
 }

@@ -12,10 +12,16 @@ import (
 // A service pod runs on a node, which need not be perfgate's machine.
 var _ target.OnNode = (*instance)(nil)
 
-// NodeCPUs is the CPU capacity of the node the pod runs on (whole CPUs,
-// rounded up), 0 when the node cannot be read: a duet's shared-CPU rule
-// holds both pods' use against it.
-func (i *instance) NodeCPUs() int { return i.nodeCPUs }
+// NodeCPUs is the CPUs the pod may use, against which a duet's shared-CPU
+// rule holds both pods' use: the service's share of the node when the pod
+// was placed (placement.go), else the CPU capacity of its node (whole
+// CPUs, rounded up), 0 when the node cannot be read.
+func (i *instance) NodeCPUs() int {
+	if i.placed {
+		return len(i.t.placement.Service)
+	}
+	return i.nodeCPUs
+}
 
 // nodeCPUs reads node's CPU capacity once per node and run; a node
 // perfgate may not read (RBAC) is warned about once and counts 0. A duet
