@@ -3,9 +3,11 @@ package main
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
@@ -104,7 +106,27 @@ func TestKindGateCatchesThePlantedRegression(t *testing.T) {
 	if env.Target != "kind" || !strings.Contains(env.Confinement, "kind cluster perfgate-") || !strings.Contains(env.Confinement, "Guaranteed QoS") {
 		t.Errorf("target %q, confinement %q: want a Guaranteed pod in perfgate's own kind cluster", env.Target, env.Confinement)
 	}
+	checkPlaced(t, g.report)
 	if left := kindLeftovers(t); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// checkPlaced checks a cluster gate whose node is this machine: as root,
+// its service pods ran on CPUs of their own, apart from the load
+// generator's; otherwise (a GitHub runner's user) the report says they
+// shared them.
+func checkPlaced(t *testing.T, r *report.Report) {
+	t.Helper()
+	env := r.Environment
+	if os.Geteuid() != 0 {
+		warnings := append(slices.Clone(r.Warnings), env.Warnings...)
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, "share the node's CPUs with the load generator") }) {
+			t.Errorf("%s as a user: warnings %q, want one saying the pods were not placed", env.Target, warnings)
+		}
+		return
+	}
+	if len(env.ServiceCPUs) == 0 || len(env.GeneratorCPUs) == 0 || !strings.Contains(env.Confinement, "the service containers on CPUs") {
+		t.Errorf("%s: service CPUs %v, generator CPUs %v, confinement %q, warnings %q: want the pods placed apart from the load generator", env.Target, env.ServiceCPUs, env.GeneratorCPUs, env.Confinement, r.Warnings)
 	}
 }

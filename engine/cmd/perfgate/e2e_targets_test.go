@@ -62,8 +62,11 @@ func TestSameNumbersOnEveryTarget(t *testing.T) {
 		if g.experiment == "duet" {
 			checkDuetRounds(t, g.target, r.report)
 		}
-		if g.target == "kubernetes" && !strings.Contains(r.report.Environment.Confinement, "from this machine to the pods' IPs") {
-			t.Errorf("kubernetes: confinement %q, want the local cluster driven from this machine", r.report.Environment.Confinement)
+		if g.target == "kubernetes" {
+			if !strings.Contains(r.report.Environment.Confinement, "from this machine to the pods' IPs") {
+				t.Errorf("kubernetes: confinement %q, want the local cluster driven from this machine", r.report.Environment.Confinement)
+			}
+			checkPlaced(t, r.report)
 		}
 		for _, m := range r.report.Metrics {
 			if m.Name == "allocs" {

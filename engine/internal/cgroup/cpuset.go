@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // SetCPUs confines the group's processes to cpus through its cpuset
-// (cpuset.cpus), and reads the set back. The kernel moves the processes
-// already in the group at once, and their threads to come inherit it. It
-// serves a container perfgate did not create but places apart from its
-// load generator (a local cluster's pod), as docker's --cpuset-cpus does
-// for the docker target.
+// (cpuset.cpus), and checks that the kernel granted exactly that set. The
+// kernel moves the processes already in the group at once, and their
+// threads to come inherit it. It serves a container perfgate did not
+// create but places apart from its load generator (a local cluster's
+// pod), as docker's --cpuset-cpus does for the docker target.
 func (g *Group) SetCPUs(cpus []int) error {
 	dir, err := g.cpusetDir()
 	if err != nil {
@@ -24,27 +25,39 @@ func (g *Group) SetCPUs(cpus []int) error {
 	if err := writeFile(dir, "cpuset.cpus", want); err != nil {
 		return err
 	}
+	// v2 accepts a set beyond the parent's and grants only the overlap.
 	got, err := g.CPUs()
 	if err != nil {
 		return err
 	}
 	if FormatCPUs(got) != want {
-		return fmt.Errorf("cgroup %s: cpuset.cpus reads %q after writing %q", dir, FormatCPUs(got), want)
+		return fmt.Errorf("cgroup %s: the kernel granted CPUs %q after cpuset.cpus was set to %q", dir, FormatCPUs(got), want)
 	}
 	return nil
 }
 
-// CPUs are the CPUs the group's cpuset allows.
+// CPUs are the CPUs the group's processes may run on: the effective set,
+// which the kernel derives from the group's own cpuset.cpus and its
+// parents'. (v2's cpuset.cpus is empty until someone sets it, as the
+// kubelet's default CPU policy never does; v1's is copied from the parent.)
 func (g *Group) CPUs() ([]int, error) {
 	dir, err := g.cpusetDir()
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "cpuset.cpus"))
+	name := "cpuset.effective_cpus"
+	if g.Version == 2 {
+		name = "cpuset.cpus.effective"
+	}
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
-	return ParseCPUs(strings.TrimSpace(string(data)))
+	cpus, err := ParseCPUs(strings.TrimSpace(string(data)))
+	if err == nil && len(cpus) == 0 {
+		err = fmt.Errorf("%s is empty", filepath.Join(dir, name))
+	}
+	return cpus, err
 }
 
 // cpusetDir is the group's directory with a cpuset.cpus file: the cpuset
@@ -60,13 +73,18 @@ func (g *Group) cpusetDir() (string, error) {
 		return "", errors.New("cgroup: no cpuset hierarchy is mounted")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cpuset.cpus")); err != nil {
+		if g.Version == 2 {
+			return "", fmt.Errorf("cgroup %s has no cpuset controller: its parent's cgroup.subtree_control does not enable cpuset (%w)", dir, err)
+		}
 		return "", fmt.Errorf("cgroup %s has no cpuset controller (%w)", dir, err)
 	}
 	return dir, nil
 }
 
-// FormatCPUs writes CPUs as the kernel's list format ("0-2,5"), ascending.
+// FormatCPUs writes CPUs as the kernel's list format ("0-2,5"), in
+// ascending order whatever the order given.
 func FormatCPUs(cpus []int) string {
+	cpus = slices.Sorted(slices.Values(cpus))
 	var parts []string
 	for i := 0; i < len(cpus); {
 		j := i

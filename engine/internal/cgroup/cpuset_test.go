@@ -99,3 +99,35 @@ func allowedCPUs(t *testing.T, pid int) string {
 	t.Fatalf("/proc/%d/status has no Cpus_allowed_list", pid)
 	return ""
 }
+
+// TestSetCPUsChecksWhatTheKernelGranted uses a v2 group's files in a
+// directory of its own: the effective set, not the set written, is what
+// the processes get, and a v2 write beyond the parent's set is accepted
+// but not granted.
+func TestSetCPUsChecksWhatTheKernelGranted(t *testing.T) {
+	dir := t.TempDir()
+	g := &Group{Version: 2, dirs: map[string]string{"": dir}}
+	if _, err := g.CPUs(); err == nil {
+		t.Fatal("CPUs of a group without a cpuset controller succeeded, want an error")
+	}
+	for name, value := range map[string]string{"cpuset.cpus": "", "cpuset.cpus.effective": ""} {
+		if err := writeFile(dir, name, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cpus, err := g.CPUs(); err == nil || !strings.Contains(err.Error(), "cpuset.cpus.effective is empty") {
+		t.Errorf("CPUs with an empty effective set = %v, %v; want an error naming the file", cpus, err)
+	}
+	if err := writeFile(dir, "cpuset.cpus.effective", "2-3\n"); err != nil {
+		t.Fatal(err)
+	}
+	if cpus, err := g.CPUs(); err != nil || !slices.Equal(cpus, []int{2, 3}) {
+		t.Errorf("CPUs = %v, %v; want the effective [2 3]", cpus, err)
+	}
+	if err := g.SetCPUs([]int{3, 2}); err != nil {
+		t.Errorf("SetCPUs to the effective set: %v", err)
+	}
+	if err := g.SetCPUs([]int{3}); err == nil || !strings.Contains(err.Error(), `granted CPUs "2-3"`) {
+		t.Errorf("SetCPUs([3]) while the kernel grants 2-3: %v, want an error saying what was granted", err)
+	}
+}

@@ -35,12 +35,23 @@ func (t *Target) counterSource(ctx context.Context, pod *corev1.Pod) (counterSou
 	return &cadvisorCounters{t: t, node: pod.Spec.NodeName, namespace: pod.Namespace, pod: pod.Name}, nil
 }
 
-// containerCgroup finds the cgroup of pod's (last) container and its first
-// process on this machine; an error says this machine does not see it,
-// which decides where counters come from and whether the run can be
-// placed (placement.go). Prepare asks it of the load generator's pod to
-// tell the report before the first run.
+// containerCgroup finds the first process of pod's (last) container on
+// this machine and the cgroup it is in.
 func containerCgroup(pod *corev1.Pod) (int, *cgroup.Group, error) {
+	pid, err := containerProcess(pod)
+	if err != nil {
+		return 0, nil, err
+	}
+	group, err := cgroup.OfProcess(pid)
+	return pid, group, err
+}
+
+// containerProcess finds the first process of pod's (last) container on
+// this machine; an error says this machine does not see it, which puts
+// the pod's node elsewhere. Prepare asks it of the load generator's pod
+// to tell the report, before the first run, where counters come from and
+// whether the run is driven from here and placed (placement.go).
+func containerProcess(pod *corev1.Pod) (int, error) {
 	var containerID string
 	for _, cs := range pod.Status.ContainerStatuses {
 		if _, id, ok := strings.Cut(cs.ContainerID, "://"); ok {
@@ -48,14 +59,9 @@ func containerCgroup(pod *corev1.Pod) (int, *cgroup.Group, error) {
 		}
 	}
 	if containerID == "" {
-		return 0, nil, fmt.Errorf("pod %s has no running container", pod.Name)
+		return 0, fmt.Errorf("pod %s has no running container", pod.Name)
 	}
-	pid, err := findContainerProcess("/sys/fs/cgroup", containerID)
-	if err != nil {
-		return 0, nil, err
-	}
-	group, err := cgroup.OfProcess(pid)
-	return pid, group, err
+	return findContainerProcess("/sys/fs/cgroup", containerID)
 }
 
 // findContainerProcess finds the cgroup directory named after the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -39,20 +40,23 @@ func TestDuetRunsBothInstancesOnOneNode(t *testing.T) {
 		t.Fatalf("both instances at %s, want a Service each", a.BaseURL())
 	}
 	// The node is this machine, so the run is placed: both pods on the
-	// service's CPUs, the in-cluster generator on the others, and the
-	// duet's shared-CPU rule holds both pods' use against the service's
-	// CPUs (target.OnNode).
-	if tg.placement.Service == nil || tg.placement.selfAffinity != nil {
-		t.Fatalf("placement %+v, want the pods and the in-cluster generator placed, perfgate not pinned", tg.placement)
+	// service's CPUs, the in-cluster generator and perfgate on the
+	// others, and the duet's shared-CPU rule holds both pods' use against
+	// the service's CPUs (target.OnNode).
+	if tg.placement.Service == nil || tg.node != a.pod.Spec.NodeName {
+		t.Fatalf("placement %+v on node %q, want the pods and the load generator placed on the pods' node %q", tg.placement, tg.node, a.pod.Spec.NodeName)
 	}
 	service, generator := cgroup.FormatCPUs(tg.placement.Service), cgroup.FormatCPUs(tg.placement.Generator)
 	for _, i := range []*instance{a, b} {
-		if got := cpusAllowed(t, i.counters.(*cgroupCounters).pid); got != service {
-			t.Errorf("pod %s's process may run on CPUs %s, want the service's %s", i.pod.Name, got, service)
+		if got := cpusAllowed(t, i.counters.(*cgroupCounters).pid); !i.placed || got != service {
+			t.Errorf("pod %s (placed %v) may run on CPUs %s, want the service's %s", i.pod.Name, i.placed, got, service)
 		}
 		if i.NodeCPUs() != len(tg.placement.Service) {
 			t.Errorf("pod %s: NodeCPUs %d, want the %d CPUs it was placed on", i.pod.Name, i.NodeCPUs(), len(tg.placement.Service))
 		}
+	}
+	if got := cpusAllowed(t, os.Getpid()); got != generator {
+		t.Errorf("perfgate may run on CPUs %s, want the load generator's %s", got, generator)
 	}
 	loadgen, err := tg.cluster.clientset.CoreV1().Pods(tg.namespace).Get(ctx, tg.loadgenPod, metav1.GetOptions{})
 	if err != nil {

@@ -21,7 +21,8 @@ import (
 func (t *Target) DuetRoom() error { return t.duetRoom }
 
 // checkDuetRoom finds a node with room for two service pods, or says
-// how much the roomiest one has.
+// how much the roomiest one has; a run bound to one node (this machine's,
+// t.node) looks at that node only.
 func (t *Target) checkDuetRoom(ctx context.Context) error {
 	cpu := resource.NewMilliQuantity(2*t.limits.CPUMillicores, resource.DecimalSI)
 	memory := resource.NewQuantity(2*t.limits.MemoryBytes, resource.BinarySI)
@@ -34,7 +35,7 @@ func (t *Target) checkDuetRoom(ctx context.Context) error {
 	}
 	var best *corev1.ResourceList
 	for _, node := range nodes.Items {
-		if !schedulable(&node) {
+		if !schedulable(&node) || (t.node != "" && node.Name != t.node) {
 			continue
 		}
 		free, err := t.freeOn(ctx, &node)
@@ -52,7 +53,12 @@ func (t *Target) checkDuetRoom(ctx context.Context) error {
 		}
 	}
 	has := "no node takes new pods"
-	if best != nil {
+	if t.node != "" {
+		has = fmt.Sprintf("node %s, this machine, to which the run is bound, does not take new pods", t.node)
+	}
+	if best != nil && t.node != "" {
+		has = fmt.Sprintf("node %s, this machine, to which the run is bound, has %s CPU and %dMi of memory free", t.node, best.Cpu(), best.Memory().Value()>>20)
+	} else if best != nil {
 		has = fmt.Sprintf("the roomiest node has %s CPU and %dMi of memory free", best.Cpu(), best.Memory().Value()>>20)
 	}
 	return fmt.Errorf("a duet on the %s target needs two pods of resources.cpu %s and memory %s on one node (%s CPU, %s in all, requests being limits), and %s: lower resources.cpu or give the node more CPUs",

@@ -214,7 +214,7 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 		return err
 	}
 	t.loadgenPod = pod.Name
-	_, generatorGroup, err := containerCgroup(pod)
+	generatorPid, err := containerProcess(pod)
 	onThisMachine := err == nil
 	if t.loadFromHere, err = t.decideLoadFrom(pod, onThisMachine); err != nil {
 		return err
@@ -229,7 +229,7 @@ func (t *Target) startLoadGenerator(ctx context.Context) error {
 		t.warnings = append(t.warnings, "the cluster's nodes are not this machine, so CPU and throttling come from the kubelet's cAdvisor metrics, which it refreshes only every few seconds: CPU per request over windows shorter than about 30 s is approximate; lengthen load.duration or run perfgate on the node")
 	}
 	if onThisMachine {
-		t.placeRun(generatorGroup)
+		t.placeRun(generatorPid, pod.Spec.NodeName)
 	}
 	if t.loadFromHere {
 		// Driven from here, the run never calls its generator again, and

@@ -85,8 +85,8 @@ func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 	}
 	// Placed as the local target places a service: the container's
 	// process on the service's CPUs, perfgate on the others.
-	if tg.placement.Service == nil {
-		t.Fatalf("placement %+v, want the pods placed apart from the load generator", tg.placement)
+	if tg.placement.Service == nil || tg.placement.selfAffinity == nil {
+		t.Fatalf("placement %+v, want the pods placed apart from perfgate, the load generator", tg.placement)
 	}
 	if got := cpusAllowed(t, d.in.counters.(*cgroupCounters).pid); got != cgroup.FormatCPUs(tg.placement.Service) {
 		t.Errorf("the container's process may run on CPUs %s, want the service's %s", got, cgroup.FormatCPUs(tg.placement.Service))
@@ -130,6 +130,12 @@ func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 		if e.in != nil {
 			t.Errorf("Service %s still held after the instance stopped", e.name)
 		}
+	}
+	if err := tg.Close(); err != nil {
+		t.Error(err)
+	}
+	if got, want := cpusAllowed(t, os.Getpid()), cgroup.FormatCPUs(tg.placement.selfAffinity); got != want {
+		t.Errorf("perfgate may run on CPUs %s after Close, want its own %s back", got, want)
 	}
 }
 
@@ -211,6 +217,6 @@ func cpusAllowed(t *testing.T, pid int) string {
 
 // onThisMachine is whether pod's cgroup is readable here.
 func onThisMachine(pod *corev1.Pod) bool {
-	_, _, err := containerCgroup(pod)
+	_, err := containerProcess(pod)
 	return err == nil
 }

@@ -1,7 +1,9 @@
 package kubernetes
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
@@ -12,19 +14,23 @@ import (
 // perfgate places the run as the local and docker targets place theirs
 // (target.SplitCPUs): the load generator on some of the node's CPUs, the
 // service containers on the others, so that generating load never takes
-// CPU from the measured pair. The generator is the in-cluster one (its
-// container's cpuset narrowed) or perfgate itself when it drives the pods
-// from here (its affinity). The kubelet's default CPU manager policy
-// (none) leaves a container's cpuset alone once the container runs, so
-// the narrowing holds for the pod's life. Elsewhere, or without the right
-// to change the pods' cgroups, nothing is placed and the report says so.
+// CPU from the measured pair. The load generator is perfgate itself
+// (pinned by its affinity) and, unless perfgate drives the pods from
+// here, the in-cluster generator's container (its cpuset narrowed). The
+// service pods are bound to that node. The kubelet's default CPU manager
+// policy (none) does not touch a container's cpuset once the container
+// runs, so the narrowing holds for the pod's life, unless something else
+// rewrites it (systemd re-applying a scope's properties could, on a node
+// whose kubelet uses the systemd cgroup driver). Elsewhere, or without
+// the right to change the pods' cgroups, nothing is placed and the
+// report says so.
 
 // placement is the run's split of the node's CPUs.
 type placement struct {
 	// Service and Generator are nil when nothing is placed.
 	Service, Generator []int
-	// selfAffinity is perfgate's affinity before it was pinned as the
-	// load generator (driven from here), restored by undo.
+	// selfAffinity is perfgate's affinity before it was pinned to the
+	// generator's CPUs, restored by undo.
 	selfAffinity []int
 }
 
@@ -37,14 +43,19 @@ func (p placement) undo() error {
 }
 
 // placeRun splits the node's CPUs, read from the cgroup of the in-cluster
-// load generator's container (generator, on this machine), and puts the
-// load generator on its share: that container always, which also proves
-// that the pods' cpusets may be changed from here, and perfgate itself
-// when it drives the pods. Start puts each service pod on the rest
-// (placeOnServiceCPUs), and Close undoes perfgate's pin.
-func (t *Target) placeRun(generator *cgroup.Group) {
+// load generator's container (its process generatorPid runs on node,
+// which is this machine), pins perfgate to the generator's share and
+// narrows that container to it too, which also proves that the pods'
+// cpusets may be changed from here. Start then puts each service pod on
+// the rest (placeOnServiceCPUs), and Close undoes perfgate's pin.
+func (t *Target) placeRun(generatorPid int, node string) {
 	notPlaced := func(why error) {
 		t.warnings = append(t.warnings, fmt.Sprintf("the service pods share the node's CPUs with the load generator: %v", why))
+	}
+	generator, err := cgroup.OfProcess(generatorPid)
+	if err != nil {
+		notPlaced(fmt.Errorf("read the load generator's cgroup: %w", err))
+		return
 	}
 	nodeCPUs, err := generator.CPUs()
 	if err != nil {
@@ -56,47 +67,46 @@ func (t *Target) placeRun(generator *cgroup.Group) {
 		notPlaced(fmt.Errorf("the node has only CPU %s", cgroup.FormatCPUs(nodeCPUs)))
 		return
 	}
+	p := placement{Service: service, Generator: generatorCPUs}
+	if p.selfAffinity, err = target.AllowedCPUs(); err == nil {
+		err = target.PinSelf(generatorCPUs)
+	}
+	if err != nil {
+		_ = p.undo()
+		notPlaced(fmt.Errorf("perfgate could not pin itself to the load generator's CPUs %s: %w", cgroup.FormatCPUs(generatorCPUs), err))
+		return
+	}
+	if err := generator.SetCPUs(generatorCPUs); err != nil {
+		_ = p.undo()
+		if errors.Is(err, fs.ErrPermission) {
+			err = fmt.Errorf("%w (run perfgate as root to place them apart)", err)
+		}
+		notPlaced(err)
+		return
+	}
 	if need := int(math.Ceil(float64(t.limits.CPUMillicores) / 1000)); need > len(service) {
 		t.warnings = append(t.warnings, fmt.Sprintf(
 			"resources.cpu %dm needs %d CPUs but %d of the node's %d are left for the service after the load generator's; it cannot use its whole quota, so lower resources.cpu or run on a bigger machine",
 			t.limits.CPUMillicores, need, len(service), len(nodeCPUs)))
 	}
-	if err := generator.SetCPUs(generatorCPUs); err != nil {
-		notPlaced(fmt.Errorf("%w (run perfgate as root to place them apart)", err))
-		return
-	}
-	p := placement{Service: service, Generator: generatorCPUs}
-	how := "the load generator's container"
-	if t.loadFromHere {
-		if p.selfAffinity, err = target.AllowedCPUs(); err == nil {
-			err = target.PinSelf(generatorCPUs)
-		}
-		if err != nil {
-			_ = p.undo()
-			notPlaced(fmt.Errorf("perfgate could not pin itself to CPUs %s as the load generator: %w", cgroup.FormatCPUs(generatorCPUs), err))
-			return
-		}
-		how = "perfgate, the load generator,"
-	}
-	t.placement = p
+	t.placement, t.node = p, node
 	t.env.ServiceCPUs, t.env.GeneratorCPUs = service, generatorCPUs
-	t.env.Confinement += fmt.Sprintf(", the service containers on CPUs %s and %s on %s",
-		cgroup.FormatCPUs(service), how, cgroup.FormatCPUs(generatorCPUs))
+	t.env.Confinement += fmt.Sprintf(", the service containers on CPUs %s and the load generator on %s",
+		cgroup.FormatCPUs(service), cgroup.FormatCPUs(generatorCPUs))
 }
 
 // placeOnServiceCPUs narrows the cpuset of i's container to the service's
-// CPUs before it is measured. A pod on another node than the generator's
-// (a cluster of several, driven from the cluster) is not placed, with a
-// warning; a pod here that cannot be placed fails the start, since the
-// report says the pods were placed and placing the generator worked.
+// CPUs before it is measured. The pod is bound to the placed node, this
+// machine, so a container that cannot be found or narrowed here fails
+// the start: the report says the pods were placed.
 func (t *Target) placeOnServiceCPUs(i *instance) error {
 	if t.placement.Service == nil {
 		return nil
 	}
 	counters, ok := i.counters.(*cgroupCounters)
 	if !ok {
-		t.Warn("pod %s runs on node %s, not this machine: it shares its node's CPUs with whatever runs there", i.pod.Name, i.pod.Spec.NodeName)
-		return nil
+		_, _, err := containerCgroup(i.pod)
+		return fmt.Errorf("target %s: pod %s on node %s: its container's cgroup is not readable on this machine (%w), so it cannot be placed apart from the load generator", t.name, i.pod.Name, i.pod.Spec.NodeName, err)
 	}
 	if err := counters.group.SetCPUs(t.placement.Service); err != nil {
 		return fmt.Errorf("target %s: place pod %s on CPUs %s, apart from the load generator: %w", t.name, i.pod.Name, cgroup.FormatCPUs(t.placement.Service), err)
