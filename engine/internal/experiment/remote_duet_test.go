@@ -65,11 +65,15 @@ func TestDuetOnARemoteLoadTargetUsesItsDuetGenerator(t *testing.T) {
 	if l.err != nil {
 		t.Fatal(l.err)
 	}
-	if got := validRounds(l.runs); got != 3 || len(l.runs) != 6 {
-		t.Fatalf("%d runs, %d valid rounds, want 3 rounds of 2 runs; invalid: %s", len(l.runs), got, invalidOnes(l.runs))
+	// A round the machine could not load at the rate (under the race
+	// detector, beside other packages' tests: 400 of 500/s once in CI) is
+	// invalid and replaced, as it should be; every round still goes
+	// through one generator of the target's.
+	if got := validRounds(l.runs); got != 3 || len(l.runs)%2 != 0 {
+		t.Fatalf("%d runs, %d valid rounds, want 3 valid rounds of 2 runs; invalid: %s", len(l.runs), got, invalidOnes(l.runs))
 	}
-	if len(tg.calls) != 3 {
-		t.Fatalf("%d duet generators made, want one per round", len(tg.calls))
+	if len(tg.calls) != len(l.runs)/2 {
+		t.Fatalf("%d duet generators made for %d rounds, want one per round", len(tg.calls), len(l.runs)/2)
 	}
 	for k, c := range tg.calls {
 		base, head := l.runs[2*k], l.runs[2*k+1]
@@ -90,7 +94,7 @@ func TestDuetOnARemoteLoadTargetUsesItsDuetGenerator(t *testing.T) {
 		// The balanced order gives both the same requests but for the
 		// cycle the window's end cuts (under the race detector one side
 		// was sent 50 and the other 49): the duet's own balance rule.
-		if base.Load.Requests == 0 || unbalanced(base.Load.Requests, head.Load.Requests) {
+		if base.Valid && (base.Load.Requests == 0 || unbalanced(base.Load.Requests, head.Load.Requests)) {
 			t.Errorf("round %d: base sent %d requests, head %d: want the same but for a cut cycle, more than none", k+1, base.Load.Requests, head.Load.Requests)
 		}
 	}
