@@ -61,9 +61,10 @@ type Target struct {
 	// pods and the load generator when the node is this machine
 	// (placement.go).
 	placement placement
-	// node is the node driven from here (the generator's, this machine's):
-	// the service pods are bound to it, and may not land on another node
-	// of the cluster, whose pods perfgate neither reads nor reaches.
+	// node is this machine's node (the generator's) when the run is
+	// driven from here or placed: the service pods are bound to it, and
+	// may not land on another node of the cluster, whose pods perfgate
+	// neither reads, reaches nor places.
 	node string
 	// token is the run's secret for the load generator's control calls;
 	// endpoints are the run's Services, the only places it may send load
