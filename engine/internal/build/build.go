@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/affinity"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
@@ -125,7 +126,7 @@ func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBui
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	command := cgo + " go " + strings.Join(args, " ") + " (in " + moduleDir + ")"
-	if err := cmd.Run(); err != nil {
+	if err := affinity.Run(cmd); err != nil {
 		return "", &Error{Label: label, Command: command, OutputTail: lastLines(out.String(), 40), Err: err}
 	}
 	return moduleDir, nil

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/perfgate/perfgate/engine/internal/affinity"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 )
 
@@ -30,7 +31,7 @@ func customBuild(ctx context.Context, label, tree, pkg string, command []string,
 	privilege.AsInvoker(cmd)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := affinity.Run(cmd); err != nil {
 		return "", &Error{Label: label, Command: shown, OutputTail: lastLines(out.String(), 40), Err: err}
 	}
 	info, err := os.Stat(outPath)

@@ -3,10 +3,9 @@ package target
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 
-	"golang.org/x/sys/unix"
+	"github.com/perfgate/perfgate/engine/internal/affinity"
 )
 
 // SplitCPUs gives the service the last CPUs (as many as its limit rounds
@@ -20,46 +19,6 @@ func SplitCPUs(allowed []int, cpuCores float64) (service, generator []int) {
 	n := int(math.Ceil(cpuCores))
 	n = max(1, min(n, len(allowed)-1))
 	return allowed[len(allowed)-n:], allowed[:len(allowed)-n]
-}
-
-// AllowedCPUs are the CPUs perfgate may run on (its affinity).
-func AllowedCPUs() ([]int, error) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return nil, err
-	}
-	var cpus []int
-	for c := 0; c < 1024 && len(cpus) < set.Count(); c++ {
-		if set.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
-	return cpus, nil
-}
-
-// PinSelf sets the affinity of every thread of this process (the load
-// generator); threads the Go runtime starts later inherit it from the
-// thread that creates them.
-func PinSelf(cpus []int) error {
-	var set unix.CPUSet
-	for _, c := range cpus {
-		set.Set(c)
-	}
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return err
-	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
-		// A thread may exit between the listing and this call.
-		if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
-			return fmt.Errorf("pin thread %d to CPUs %v: %w", tid, cpus, err)
-		}
-	}
-	return nil
 }
 
 // ChooseGOMAXPROCS is the GOMAXPROCS the service runs with: the CPU limit
@@ -84,15 +43,13 @@ func ChooseGOMAXPROCS(cpuMillicores int64, fromServiceEnv string) (n int, source
 type Placement struct {
 	// Service and Generator are nil when nothing is pinned (one CPU).
 	Service, Generator []int
-	// original is perfgate's affinity before Place, restored by Undo.
-	original []int
 }
 
 // Place splits perfgate's CPUs between the service and the load generator
 // (SplitCPUs) and pins perfgate to the generator's share. The warnings say
 // when the split leaves the service less than its limit or nothing at all.
 func Place(cpuMillicores int64) (Placement, []string, error) {
-	allowed, err := AllowedCPUs()
+	allowed, err := affinity.Allowed()
 	if err != nil {
 		return Placement{}, nil, fmt.Errorf("read CPU affinity: %w", err)
 	}
@@ -106,18 +63,18 @@ func Place(cpuMillicores int64) (Placement, []string, error) {
 			"resources.cpu %gm needs %d CPUs but %d of the %d available are left for the service after the load generator's; it cannot use its whole quota, so lower resources.cpu or run on a bigger machine",
 			float64(cpuMillicores), need, len(service), len(allowed)))
 	}
-	if err := PinSelf(generator); err != nil {
+	if err := affinity.Pin(generator); err != nil {
 		return Placement{}, warnings, err
 	}
-	return Placement{Service: service, Generator: generator, original: allowed}, warnings, nil
+	return Placement{Service: service, Generator: generator}, warnings, nil
 }
 
 // Undo restores perfgate's affinity from before Place.
 func (p Placement) Undo() error {
-	if p.original == nil {
+	if p.Generator == nil {
 		return nil
 	}
-	return PinSelf(p.original)
+	return affinity.Unpin()
 }
 
 // SizeGOMAXPROCS chooses the service's GOMAXPROCS (ChooseGOMAXPROCS) and

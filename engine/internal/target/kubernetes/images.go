@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/perfgate/perfgate/engine/internal/affinity"
 	"github.com/perfgate/perfgate/engine/internal/image"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -139,7 +140,9 @@ func (m *images) loadImage(ctx context.Context, spec image.Spec, archive string)
 	if m.asInvoker {
 		privilege.AsInvokerInGroups(cmd)
 	}
-	if err := cmd.Run(); err != nil {
+	// On the CPUs perfgate had before it was pinned to the load
+	// generator's: a load runs between rounds, while nothing is measured.
+	if err := affinity.Run(cmd); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/perfgate/perfgate/engine/internal/affinity"
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/load"
@@ -55,6 +55,10 @@ func TestLoadFromAClusterOnAnotherMachine(t *testing.T) {
 // pod's own cgroup, and stopping it frees its Service slot.
 func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 	requireCluster(t)
+	ownCPUs, err := affinity.Allowed()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tg := preparedTargetLoadingFrom(t, cgroup.Limits{CPUMillicores: 500, MemoryBytes: 64 << 20}, "here")
 	if !tg.loadFromHere || !strings.Contains(tg.env.Confinement, "load and profile reads from this machine to the pods' IPs") {
 		t.Fatalf("load from here %v, confinement %q; want the report to say the load comes from this machine", tg.loadFromHere, tg.env.Confinement)
@@ -85,7 +89,7 @@ func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 	}
 	// Placed as the local target places a service: the container's
 	// process on the service's CPUs, perfgate on the others.
-	if tg.placement.Service == nil || tg.placement.selfAffinity == nil {
+	if tg.placement.Service == nil || !tg.placement.pinned {
 		t.Fatalf("placement %+v, want the pods placed apart from perfgate, the load generator", tg.placement)
 	}
 	if got := cpusAllowed(t, d.in.counters.(*cgroupCounters).pid); got != cgroup.FormatCPUs(tg.placement.Service) {
@@ -134,7 +138,7 @@ func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 	if err := tg.Close(); err != nil {
 		t.Error(err)
 	}
-	if got, want := cpusAllowed(t, os.Getpid()), cgroup.FormatCPUs(tg.placement.selfAffinity); got != want {
+	if got, want := cpusAllowed(t, os.Getpid()), cgroup.FormatCPUs(ownCPUs); got != want {
 		t.Errorf("perfgate may run on CPUs %s after Close, want its own %s back", got, want)
 	}
 }
@@ -202,17 +206,11 @@ func TestOnlyTheRunsGeneratorIsTakenForIt(t *testing.T) {
 // cpusAllowed is the kernel's list of the CPUs process pid may run on.
 func cpusAllowed(t *testing.T, pid int) string {
 	t.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	cpus, err := affinity.OfTask(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.SplitSeq(string(status), "\n") {
-		if list, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-			return strings.TrimSpace(list)
-		}
-	}
-	t.Fatalf("/proc/%d/status has no Cpus_allowed_list", pid)
-	return ""
+	return cgroup.FormatCPUs(cpus)
 }
 
 // onThisMachine is whether pod's cgroup is readable here.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 
+	"github.com/perfgate/perfgate/engine/internal/affinity"
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
@@ -29,17 +30,16 @@ import (
 type placement struct {
 	// Service and Generator are nil when nothing is placed.
 	Service, Generator []int
-	// selfAffinity is perfgate's affinity before it was pinned to the
-	// generator's CPUs, restored by undo.
-	selfAffinity []int
+	// pinned is whether perfgate is pinned to the generator's CPUs.
+	pinned bool
 }
 
 // undo restores perfgate's affinity from before the run was placed.
 func (p placement) undo() error {
-	if p.selfAffinity == nil {
+	if !p.pinned {
 		return nil
 	}
-	return target.PinSelf(p.selfAffinity)
+	return affinity.Unpin()
 }
 
 // placeRun splits the node's CPUs, read from the cgroup of the in-cluster
@@ -67,12 +67,8 @@ func (t *Target) placeRun(generatorPid int, node string) {
 		notPlaced(fmt.Errorf("the node has only CPU %s", cgroup.FormatCPUs(nodeCPUs)))
 		return
 	}
-	p := placement{Service: service, Generator: generatorCPUs}
-	if p.selfAffinity, err = target.AllowedCPUs(); err == nil {
-		err = target.PinSelf(generatorCPUs)
-	}
-	if err != nil {
-		_ = p.undo()
+	p := placement{Service: service, Generator: generatorCPUs, pinned: true}
+	if err := affinity.Pin(generatorCPUs); err != nil {
 		notPlaced(fmt.Errorf("perfgate could not pin itself to the load generator's CPUs %s: %w", cgroup.FormatCPUs(generatorCPUs), err))
 		return
 	}

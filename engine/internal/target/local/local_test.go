@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/engine/internal/affinity"
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -198,7 +199,7 @@ func assertGone(t *testing.T, p *process) {
 }
 
 func TestCPULimitAboveTheServiceCPUsIsAWarning(t *testing.T) {
-	allowed, err := target.AllowedCPUs()
+	allowed, err := affinity.Allowed()
 	if err != nil || len(allowed) < 2 {
 		t.Skip("needs at least two CPUs")
 	}
