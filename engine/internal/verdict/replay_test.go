@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
@@ -35,7 +36,7 @@ func TestReplayRecordedGates(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("-replay %q matches no file (%v)", *replay, err)
 	}
-	fmt.Printf("| gate | recorded | rounds | goroutines | replayed | rounds | goroutines |\n|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| gate | recorded | rounds | goroutines | replayed | rounds | goroutines | held at earlier looks by |\n|---|---|---|---|---|---|---|---|\n")
 	var opened, quiet halves
 	for _, path := range paths {
 		f, err := os.Open(path)
@@ -58,12 +59,12 @@ func TestReplayRecordedGates(t *testing.T) {
 				}
 			}
 		}
-		verdict, rounds, goroutines, cut := replayGate(runs, &cfg)
+		verdict, rounds, goroutines, held, cut := replayGate(runs, &cfg)
 		if cut {
 			rounds += ", all measured"
 		}
-		fmt.Printf("| %s | %s | %d | %s | %s | %s | %s |\n", filepath.Base(filepath.Dir(path)), rep.Verdict, len(ValidPairs(rep.Runs)),
-			outcomeOf(rep.Metrics, "goroutines"), verdict, rounds, goroutines)
+		fmt.Printf("| %s | %s | %d | %s | %s | %s | %s | %s |\n", filepath.Base(filepath.Dir(path)), rep.Verdict, len(ValidPairs(rep.Runs)),
+			outcomeOf(rep.Metrics, "goroutines"), verdict, rounds, goroutines, held)
 	}
 	fmt.Printf("\nsecond halves that opened connections: %s\nsecond halves that opened none: %s\n", opened, quiet)
 }
@@ -86,8 +87,10 @@ func (h halves) String() string {
 
 // replayGate adds the recorded rounds in pair order and stops where the
 // experiment would: at the first round count where MayStop holds, or at
-// the plan's maximum. cut says the recorded rounds ran out first.
-func replayGate(runs []report.Run, cfg *config.Config) (verdict, rounds, goroutines string, cut bool) {
+// the plan's maximum. held names, at each look passed without stopping,
+// the gating metrics still undecided there: what made the gate longer.
+// cut says the recorded rounds ran out first.
+func replayGate(runs []report.Run, cfg *config.Config) (verdict, rounds, goroutines, held string, cut bool) {
 	byPair := map[int][]report.Run{}
 	var pairs []int
 	for _, r := range runs {
@@ -106,10 +109,24 @@ func replayGate(runs []report.Run, cfg *config.Config) (verdict, rounds, gorouti
 			stopped = true
 			break
 		}
+		if n > 0 && Plan(cfg).IsLook(n) {
+			held += fmt.Sprintf("%d: %s; ", n, undecided(CompareAtLook(sofar, cfg.Gate, Plan(cfg))))
+		}
 	}
 	metrics := CompareAtLook(sofar, cfg.Gate, Plan(cfg))
 	verdict, _, _ = Decide(metrics)
-	return verdict, fmt.Sprint(len(ValidPairs(sofar))), outcomeOf(metrics, "goroutines"), !stopped
+	return verdict, fmt.Sprint(len(ValidPairs(sofar))), outcomeOf(metrics, "goroutines"), strings.TrimSuffix(held, "; "), !stopped
+}
+
+// undecided names the gating metrics whose outcome is inconclusive.
+func undecided(metrics []report.Metric) string {
+	var names []string
+	for _, m := range metrics {
+		if m.Gates && m.Outcome == "inconclusive" {
+			names = append(names, fmt.Sprintf("%s %+.4g [%+.4g, %+.4g]", m.Name, m.Delta, m.CI[0], m.CI[1]))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // withFiguresFromCounters fills the figures a report from before them
