@@ -6,9 +6,9 @@
 // `go build` hands it on to the compiler and the linker. Pinned to the
 // load generator's one CPU of two, the relinks of a duet's next round
 // (two sides, in parallel, while the last round's instances stop) took
-// ~2.2 s instead of ~1.05 s unpinned (docs/benchmarks.md, "Commands
-// between rounds on all CPUs"), which made every cluster round ~0.7 s
-// longer. Nothing is measured while they run.
+// ~2.3 s instead of ~1.3 s on both (docs/benchmarks.md, "Commands between
+// rounds on all CPUs"), and a cluster round's wait between rounds grew by
+// ~1 s. Nothing is measured while they run.
 package affinity
 
 import (

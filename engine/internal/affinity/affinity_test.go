@@ -1,13 +1,14 @@
 package affinity
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/engine/internal/cgroup"
 )
 
 // TestStartGivesChildrenTheCPUsFromBeforePin pins perfgate to one CPU and
@@ -35,7 +36,7 @@ func TestStartGivesChildrenTheCPUsFromBeforePin(t *testing.T) {
 		if err := Run(cmd); err != nil {
 			t.Fatal(err)
 		}
-		want := "Cpus_allowed_list:\t" + list(before)
+		want := "Cpus_allowed_list:\t" + cgroup.FormatCPUs(before)
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 		if len(lines) != 2 || lines[0] != want || lines[1] != want {
 			t.Fatalf("a child and its child of a pinned perfgate run on\n%s\nwant both %q", out.String(), want)
@@ -51,7 +52,7 @@ func TestStartGivesChildrenTheCPUsFromBeforePin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.TrimSpace(string(out)), "Cpus_allowed_list:\t"+list(before); got != want {
+	if got, want := strings.TrimSpace(string(out)), "Cpus_allowed_list:\t"+cgroup.FormatCPUs(before); got != want {
 		t.Errorf("after Unpin a child runs on %q, want %q", got, want)
 	}
 }
@@ -97,17 +98,4 @@ func everyThreadOn(t *testing.T, cpus []int) {
 			t.Errorf("thread %d (pid %d) runs on CPUs %v, want %v", tid, os.Getpid(), got, cpus)
 		}
 	}
-}
-
-// list formats cpus as the kernel's Cpus_allowed_list does, for the
-// consecutive sets these tests use.
-func list(cpus []int) string {
-	if len(cpus) == 1 {
-		return strconv.Itoa(cpus[0])
-	}
-	first, last := cpus[0], cpus[len(cpus)-1]
-	if last-first+1 != len(cpus) {
-		panic(fmt.Sprintf("not consecutive: %v", cpus))
-	}
-	return fmt.Sprintf("%d-%d", first, last)
 }
