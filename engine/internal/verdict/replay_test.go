@@ -15,7 +15,14 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
-var replay = flag.String("replay", "", "a glob of recorded gates' report.json files to decide again under today's rules, look by look (docs/benchmarks.md)")
+var (
+	replay = flag.String("replay", "", "a glob of recorded gates' report.json files to decide again under today's rules, look by look (docs/benchmarks.md)")
+	// replayQuietHeap asks what the heap row would do under the rule the
+	// goroutines row has: a half in which the load opened connections
+	// does not count (docs/benchmarks.md, "The heap row and halves that
+	// opened connections").
+	replayQuietHeap = flag.Bool("replay-quiet-heap", false, "with -replay: drop the retained heap of halves in which the load opened connections")
+)
 
 // TestReplayRecordedGates decides recorded gates again under today's
 // statistics: the rounds they measured, in order, stopping at the first
@@ -50,6 +57,9 @@ func TestReplayRecordedGates(t *testing.T) {
 		}
 		cfg := config.Config(rep.Config)
 		runs := withFiguresFromCounters(rep.Runs)
+		if *replayQuietHeap {
+			runs = withoutHeapOfHalvesThatOpened(runs)
+		}
 		for _, r := range runs {
 			if r.Compared() && r.Figures.GoroutinesRetainedPer1k != nil {
 				if r.Figures.SecondHalfNewConnections > 0 {
@@ -101,7 +111,7 @@ func replayGate(runs []report.Run, cfg *config.Config) (verdict, rounds, gorouti
 	}
 	sort.Ints(pairs)
 	var sofar []report.Run
-	stopped := false
+	stopped, lastLook := false, 0
 	for _, p := range pairs {
 		sofar = append(sofar, byPair[p]...)
 		n := len(ValidPairs(sofar))
@@ -109,7 +119,8 @@ func replayGate(runs []report.Run, cfg *config.Config) (verdict, rounds, gorouti
 			stopped = true
 			break
 		}
-		if n > 0 && Plan(cfg).IsLook(n) {
+		if n > 0 && n != lastLook && Plan(cfg).IsLook(n) {
+			lastLook = n
 			held += fmt.Sprintf("%d: %s; ", n, undecided(CompareAtLook(sofar, cfg.Gate, Plan(cfg))))
 		}
 	}
@@ -143,6 +154,17 @@ func withFiguresFromCounters(runs []report.Run) []report.Run {
 		}
 	}
 	return out
+}
+
+// withoutHeapOfHalvesThatOpened drops the retained heap of every run
+// whose second half opened connections.
+func withoutHeapOfHalvesThatOpened(runs []report.Run) []report.Run {
+	for i := range runs {
+		if runs[i].Figures.SecondHalfNewConnections > 0 {
+			runs[i].Figures.HeapRetainedBytesPer1k = nil
+		}
+	}
+	return runs
 }
 
 func outcomeOf(metrics []report.Metric, name string) string {
