@@ -89,7 +89,7 @@ func TestALocalClusterIsDrivenFromHere(t *testing.T) {
 	}
 	// Placed as the local target places a service: the container's
 	// process on the service's CPUs, perfgate on the others.
-	if tg.placement.Service == nil || !tg.placement.pinned {
+	if tg.placement.Service == nil || tg.placement.Generator == nil {
 		t.Fatalf("placement %+v, want the pods placed apart from perfgate, the load generator", tg.placement)
 	}
 	if got := cpusAllowed(t, d.in.counters.(*cgroupCounters).pid); got != cgroup.FormatCPUs(tg.placement.Service) {

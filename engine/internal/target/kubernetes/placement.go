@@ -28,15 +28,14 @@ import (
 
 // placement is the run's split of the node's CPUs.
 type placement struct {
-	// Service and Generator are nil when nothing is placed.
+	// Service and Generator are nil when nothing is placed; once
+	// Generator is set, perfgate is pinned to it.
 	Service, Generator []int
-	// pinned is whether perfgate is pinned to the generator's CPUs.
-	pinned bool
 }
 
 // undo restores perfgate's affinity from before the run was placed.
 func (p placement) undo() error {
-	if !p.pinned {
+	if p.Generator == nil {
 		return nil
 	}
 	return affinity.Unpin()
@@ -67,11 +66,11 @@ func (t *Target) placeRun(generatorPid int, node string) {
 		notPlaced(fmt.Errorf("the node has only CPU %s", cgroup.FormatCPUs(nodeCPUs)))
 		return
 	}
-	p := placement{Service: service, Generator: generatorCPUs, pinned: true}
 	if err := affinity.Pin(generatorCPUs); err != nil {
 		notPlaced(fmt.Errorf("perfgate could not pin itself to the load generator's CPUs %s: %w", cgroup.FormatCPUs(generatorCPUs), err))
 		return
 	}
+	p := placement{Service: service, Generator: generatorCPUs}
 	if err := generator.SetCPUs(generatorCPUs); err != nil {
 		_ = p.undo()
 		if errors.Is(err, fs.ErrPermission) {
