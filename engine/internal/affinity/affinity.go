@@ -55,7 +55,8 @@ func OfTask(id int) ([]int, error) {
 // Pin sets the affinity of every thread of perfgate; threads the Go
 // runtime starts later inherit it from the thread that creates them. The
 // affinity from before the first Pin is kept for Unpin and Start. A Pin
-// that fails puts back the threads it had pinned.
+// that fails puts every thread back where it was (pinned by an earlier
+// Pin, or not pinned).
 func Pin(cpus []int) error {
 	mu.Lock()
 	defer mu.Unlock()
@@ -67,7 +68,11 @@ func Pin(cpus []int) error {
 		}
 	}
 	if err := setAll(cpus); err != nil {
-		_ = setAll(before)
+		if pinned != nil {
+			_ = setAll(pinned)
+		} else {
+			_ = setAll(before)
+		}
 		return err
 	}
 	unpinned, pinned = before, cpus
