@@ -113,7 +113,7 @@ func warmUp(ctx context.Context, cfg *config.Config, gen load.Attacker, probes [
 	go func() {
 		defer close(done)
 		if warmup > 0 {
-			warm, warmErr = attackAll(ctx, gen, load.Attack{Name: "warmup", Duration: warmup, CountFrom: profilesAt})
+			warm, warmErr = attackAll(ctx, gen, load.Attack{Name: "warmup", Duration: warmup, CountFrom: profilesAt, OpenPool: true})
 		}
 	}()
 	profiling := false

@@ -61,6 +61,8 @@ type Generator struct {
 	// services are the base URLs attacked; results are told apart by
 	// their URL's prefix.
 	services []string
+	// targets are the request mix, in the order sent.
+	targets  []vegeta.Target
 	targeter vegeta.Targeter
 	// rate is the total rate: the per-service rate times the services.
 	rate float64
@@ -88,7 +90,7 @@ func newGenerator(services []string, rate float64, timeout time.Duration, target
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &Generator{client: client, services: services, targeter: vegeta.NewStaticTargeter(targets...), rate: rate}
+	return &Generator{client: client, services: services, targets: targets, targeter: vegeta.NewStaticTargeter(targets...), rate: rate}
 }
 
 // Close releases the generator's idle connections.
@@ -105,6 +107,9 @@ type Attack struct {
 	// CountFrom, when set, makes Summary.RequestsFrom count the requests
 	// sent at or after it (a profile that started mid-attack covers those).
 	CountFrom time.Time
+	// OpenPool opens the generator's connections to each service before
+	// the attack's paced requests (openPool); the warm-up asks for it.
+	OpenPool bool
 }
 
 // Attack sends load at the generator's rate and summarises it. A cancelled
@@ -139,6 +144,9 @@ func (g *Generator) AttackAll(ctx context.Context, a Attack) ([]Summary, error) 
 		}
 	}
 	interval := time.Duration(float64(time.Second) / g.rate)
+	if a.OpenPool {
+		g.openPool(ctx)
+	}
 	var (
 		metrics = make([]vegeta.Metrics, n)
 		lags    []time.Duration

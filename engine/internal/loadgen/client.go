@@ -62,7 +62,7 @@ func (r *Remote) AttackAll(ctx context.Context, a load.Attack) ([]load.Summary, 
 	for _, w := range a.Outs {
 		keep = keep || w != nil
 	}
-	req := AttackRequest{Name: a.Name, Duration: a.Duration, CountFrom: -1, KeepResults: keep}
+	req := AttackRequest{Name: a.Name, Duration: a.Duration, CountFrom: -1, KeepResults: keep, OpenPool: a.OpenPool}
 	if !a.CountFrom.IsZero() {
 		req.CountFrom = max(0, time.Until(a.CountFrom))
 	}

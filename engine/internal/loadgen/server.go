@@ -83,6 +83,8 @@ type AttackRequest struct {
 	// CountFrom is an offset from the attack's start; negative means none.
 	CountFrom   time.Duration `json:"count_from_ns"`
 	KeepResults bool          `json:"keep_results"`
+	// OpenPool is load.Attack.OpenPool.
+	OpenPool bool `json:"open_pool,omitempty"`
 }
 
 // AttackResponse is the answer of an attack: a summary per service, in
@@ -223,7 +225,7 @@ func (s *server) attack(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad attack request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	a := load.Attack{Name: req.Name, Duration: req.Duration}
+	a := load.Attack{Name: req.Name, Duration: req.Duration, OpenPool: req.OpenPool}
 	if req.CountFrom >= 0 {
 		a.CountFrom = time.Now().Add(req.CountFrom)
 	}

@@ -1,0 +1,118 @@
+package load
+
+import (
+	"context"
+	"io"
+	"math"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// poolPeak is how long a service may stall, at the load's rate, before the
+// load needs more connections than the warm-up opened. A service under a
+// CPU limit is throttled for up to the rest of its 100-ms quota period,
+// and the requests sent meanwhile each wait on a connection of their own;
+// 250 ms covers two periods and a margin. Measured on the recorded cluster
+// duets at 300 requests/s per service (docs/benchmarks.md, "A warm-up that
+// opens the window's connections"): the serving connections exceeded 75 at
+// the end of 0.5-1% of windows.
+const poolPeak = 250 * time.Millisecond
+
+// Bounds of the pool opened per service: a few connections at any rate,
+// and not thousands at once at a high one (each is a file and a goroutine
+// in the service).
+const (
+	minPool = 2
+	maxPool = 512
+)
+
+// poolHold bounds how long a burst's requests wait for each other to
+// hold a connection (openPool): a dial that fails must not hold the rest
+// for the client's whole timeout.
+const poolHold = 2 * time.Second
+
+// PoolSize is how many connections the warm-up opens to each service at a
+// per-service rate (requests per second).
+func PoolSize(rate float64) int {
+	return min(maxPool, max(minPool, int(math.Ceil(rate*poolPeak.Seconds()))))
+}
+
+// openPool opens PoolSize connections to each service before the warm-up
+// paces its requests, by sending that many requests of the mix to each at
+// once, each of which holds its connection until all of them hold one (the
+// trace's GotConn runs before the request is written): no request can
+// take a connection an earlier one has given back, so each dials its own,
+// however fast the service answers. A window that needs no more
+// connections than the warm-up opened opens none, so a half of it does
+// not keep a new connection's goroutines and buffers (the live heap and
+// goroutine counts the gate compares); and the burst, sent at once,
+// drives the service's own pools (an HTTP client's keep-alive connections,
+// a database pool) toward the same peak before the window. The burst's
+// answers are not summarised: the warm-up's paced requests follow. It
+// returns how many connections it opened, short of the pool when dials
+// fail.
+func (g *Generator) openPool(ctx context.Context) int {
+	size := PoolSize(g.rate / float64(len(g.services)))
+	perService := make([][]vegeta.Target, len(g.services))
+	for _, t := range g.targets {
+		i := g.serviceOf(t.URL)
+		perService[i] = append(perService[i], t)
+	}
+	var burst []vegeta.Target
+	for j := range size {
+		for _, targets := range perService {
+			if len(targets) > 0 {
+				burst = append(burst, targets[j%len(targets)])
+			}
+		}
+	}
+	var (
+		opened, holding atomic.Int64
+		allHold         = make(chan struct{})
+	)
+	// A context, not a timer: its Done channel closes for every waiter.
+	held, cancel := context.WithTimeout(ctx, poolHold)
+	defer cancel()
+	trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
+		if !c.Reused {
+			opened.Add(1)
+		}
+		if holding.Add(1) == int64(len(burst)) {
+			close(allHold)
+		}
+		select {
+		case <-allHold:
+		case <-held.Done():
+		}
+	}}
+	traced := httptrace.WithClientTrace(ctx, trace)
+	var wg sync.WaitGroup
+	for _, t := range burst {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.send(traced, t)
+		}()
+	}
+	wg.Wait()
+	return int(opened.Load())
+}
+
+// send sends one request of the mix and reads its answer, so that its
+// connection goes back to the pool.
+func (g *Generator) send(ctx context.Context, t vegeta.Target) {
+	req, err := t.Request()
+	if err != nil {
+		return
+	}
+	resp, err := g.client.Do(req.WithContext(ctx))
+	if err != nil {
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxResponseBody))
+	resp.Body.Close()
+}

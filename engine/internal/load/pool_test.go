@@ -1,0 +1,93 @@
+package load
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// stallingServer is a loopback service that counts the connections it
+// accepts and, while stalling is set, holds every request until the next
+// 100-ms boundary, as a service throttled by a CPU quota does: the
+// requests sent meanwhile pile up, each on a connection of its own.
+type stallingServer struct {
+	*httptest.Server
+	opened   atomic.Int64
+	stalling atomic.Bool
+}
+
+func newStallingServer(t *testing.T) *stallingServer {
+	s := &stallingServer{}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.stalling.Load() {
+			time.Sleep(time.Until(time.Now().Truncate(100 * time.Millisecond).Add(100 * time.Millisecond)))
+		}
+	}))
+	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.opened.Add(1)
+		}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestWarmUpOpensTheWindowsConnections: a warm-up that opens the pool
+// leaves a window whose requests pile up for most of every 100 ms no
+// connection to open, in each service of a duet; a warm-up that does not
+// open it leaves the window to open them (the control, which shows the
+// window's pile-ups do need more connections than a paced warm-up opens).
+func TestWarmUpOpensTheWindowsConnections(t *testing.T) {
+	const rate = 100 // per service: PoolSize 25, a pile-up of ~10
+	for _, openPool := range []bool{true, false} {
+		a, b := newStallingServer(t), newStallingServer(t)
+		g := NewDuet([2]string{a.URL, b.URL}, rate, 5*time.Second, get("/"), false)
+		if _, err := g.AttackAll(context.Background(), Attack{Name: "warmup", Duration: 300 * time.Millisecond, OpenPool: openPool}); err != nil {
+			t.Fatal(err)
+		}
+		warm := [2]int64{a.opened.Load(), b.opened.Load()}
+		a.stalling.Store(true)
+		b.stalling.Store(true)
+		if _, err := g.AttackAll(context.Background(), Attack{Name: "window", Duration: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		g.Close()
+		inWindow := [2]int64{a.opened.Load() - warm[0], b.opened.Load() - warm[1]}
+		if openPool {
+			for i := range 2 {
+				if warm[i] < int64(PoolSize(rate)) || inWindow[i] != 0 {
+					t.Errorf("service %d: the warm-up opened %d connections (want %d) and the window %d more (want 0)", i, warm[i], PoolSize(rate), inWindow[i])
+				}
+			}
+		} else if inWindow[0]+inWindow[1] == 0 {
+			t.Errorf("without the pool opened, the window's pile-ups opened no connection (warm-up opened %v): the test shows nothing", warm)
+		}
+	}
+}
+
+// TestOpenPoolOpensEveryConnectionOfAFastService: requests answered
+// faster than the burst asks for connections still end with the whole
+// pool open (the next burst opens what the first did not).
+func TestOpenPoolOpensEveryConnectionOfAFastService(t *testing.T) {
+	const rate = 1000 // PoolSize 250
+	s := newStallingServer(t)
+	g := New(s.URL, rate, 5*time.Second, get("/"))
+	defer g.Close()
+	if opened := g.openPool(context.Background()); opened < PoolSize(rate) || s.opened.Load() < int64(PoolSize(rate)) {
+		t.Errorf("openPool reports %d connections opened and the service saw %d, want %d", opened, s.opened.Load(), PoolSize(rate))
+	}
+}
+
+// TestPoolSize: a quarter of a second of the rate, within its bounds.
+func TestPoolSize(t *testing.T) {
+	for rate, want := range map[float64]int{0.5: 2, 10: 3, 300: 75, 301: 76, 10000: 512} {
+		if got := PoolSize(rate); got != want {
+			t.Errorf("PoolSize(%v) = %d, want %d", rate, got, want)
+		}
+	}
+}
