@@ -41,20 +41,30 @@ func PoolSize(rate float64) int {
 	return min(maxPool, max(minPool, int(math.Ceil(rate*poolPeak.Seconds()))))
 }
 
+// poolBursts is how many times openPool sends its burst. The first opens
+// the generator's connections and grows the service's own pools to the
+// burst's peak; but a pool of Go's net/http client that grows under a burst
+// also dials connections that no request ends up using (a request takes a
+// connection another gave back while its own dial is under way, and the
+// dialled one joins the pool unused), and a Go server with a
+// ReadHeaderTimeout (which linters ask every server for) closes such a
+// connection that long after it was accepted: in a window, each close took
+// a connection's goroutines and ~19 KB of live heap with it, at random in
+// either side (docs/benchmarks.md, "A warm-up that opens the window's
+// connections"). The second burst, at the same peak, finds every connection
+// of those pools idle and sends a request over them.
+const poolBursts = 2
+
 // openPool opens PoolSize connections to each service before the warm-up
 // paces its requests, by sending that many requests of the mix to each at
-// once, each of which holds its connection until all of them hold one (the
-// trace's GotConn runs before the request is written): no request can
-// take a connection an earlier one has given back, so each dials its own,
-// however fast the service answers. A window that needs no more
-// connections than the warm-up opened opens none, so a half of it does
-// not keep a new connection's goroutines and buffers (the live heap and
-// goroutine counts the gate compares); and the burst, sent at once,
-// drives the service's own pools (an HTTP client's keep-alive connections,
-// a database pool) toward the same peak before the window. The burst's
-// answers are not summarised: the warm-up's paced requests follow. It
-// returns how many connections it opened, short of the pool when dials
-// fail.
+// once (burst), poolBursts times. A window that needs no more connections
+// than the warm-up opened opens none, so a half of it does not keep a new
+// connection's goroutines and buffers (the live heap and goroutine counts
+// the gate compares); and the bursts, sent at once, drive the service's
+// own pools (an HTTP client's keep-alive connections, a database pool)
+// toward the same peak before the window. The bursts' answers are not
+// summarised: the warm-up's paced requests follow. It returns how many
+// connections it opened, short of the pool when dials fail.
 func (g *Generator) openPool(ctx context.Context) int {
 	size := PoolSize(g.rate / float64(len(g.services)))
 	perService := make([][]vegeta.Target, len(g.services))
@@ -62,14 +72,30 @@ func (g *Generator) openPool(ctx context.Context) int {
 		i := g.serviceOf(t.URL)
 		perService[i] = append(perService[i], t)
 	}
-	var burst []vegeta.Target
+	var requests []vegeta.Target
 	for j := range size {
 		for _, targets := range perService {
 			if len(targets) > 0 {
-				burst = append(burst, targets[j%len(targets)])
+				requests = append(requests, targets[j%len(targets)])
 			}
 		}
 	}
+	opened := 0
+	for range poolBursts {
+		if ctx.Err() != nil {
+			break
+		}
+		opened += g.burst(ctx, requests)
+	}
+	return opened
+}
+
+// burst sends requests at once, each of which holds its connection until
+// all of them hold one (the trace's GotConn runs before the request is
+// written): no request can take a connection an earlier one has given
+// back, so each has its own, dialled if none is idle, however fast the
+// service answers. It returns how many it dialled.
+func (g *Generator) burst(ctx context.Context, requests []vegeta.Target) int {
 	var (
 		opened, holding atomic.Int64
 		allHold         = make(chan struct{})
@@ -81,7 +107,7 @@ func (g *Generator) openPool(ctx context.Context) int {
 		if !c.Reused {
 			opened.Add(1)
 		}
-		if holding.Add(1) == int64(len(burst)) {
+		if holding.Add(1) == int64(len(requests)) {
 			close(allHold)
 		}
 		select {
@@ -91,7 +117,7 @@ func (g *Generator) openPool(ctx context.Context) int {
 	}}
 	traced := httptrace.WithClientTrace(ctx, trace)
 	var wg sync.WaitGroup
-	for _, t := range burst {
+	for _, t := range requests {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
