@@ -135,13 +135,15 @@ func TestGateAAComparisonDoesNotFail(t *testing.T) {
 	}
 }
 
-// slopeExperiment is ordersExperiment with 100 orders in the warm-up and
-// 200 in each half of the window, so that the slope plants' cache of 200
-// receipts fills halfway through the window's first half. One build per
+// slopeExperiment is ordersExperiment with about 100 orders in the
+// warm-up (its two bursts that open the connections, load.PoolSize(200) =
+// 50 orders each, and 2 paced) and 200 in each half of the window, so that
+// the slope plants' cache of 200 receipts fills halfway through the
+// window's first half. One build per
 // side (the live heap's growth is not moved by a layout) and one profile
 // round (the hints name the allocation site from it): ~25 s less a gate
 // than relinking every round and three profile rounds.
-var slopeExperiment = strings.NewReplacer("%s", "", "  warmup: 1s\n  duration: 1s\n", "  warmup: 500ms\n  duration: 2s\n").Replace(ordersExperiment) + "layout: build\nprofile_rounds: 1\n"
+var slopeExperiment = strings.NewReplacer("%s", "", "  warmup: 1s\n  duration: 1s\n", "  warmup: 10ms\n  duration: 2s\n").Replace(ordersExperiment) + "layout: build\nprofile_rounds: 1\n"
 
 // TestGateHeapIsGrowthThatContinues: the heap metric is the live heap's
 // growth in the second half of each window. A cache that fills up in the
