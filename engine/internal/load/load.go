@@ -144,17 +144,20 @@ func (g *Generator) AttackAll(ctx context.Context, a Attack) ([]Summary, error) 
 		}
 	}
 	interval := time.Duration(float64(time.Second) / g.rate)
-	if a.OpenPool {
-		g.openPool(ctx)
-	}
 	var (
 		metrics = make([]vegeta.Metrics, n)
 		lags    []time.Duration
 		began   time.Time
-		// requestsFrom counts results sent at or after a.CountFrom.
+		// requestsFrom counts results sent at or after a.CountFrom, and
+		// the pool's requests written then.
 		requestsFrom = make([]uint64, n)
 		perSecond    = make([][]uint64, n)
 	)
+	if a.OpenPool {
+		// Before the generator's CPU and wall clock start: the bursts are
+		// not paced, and their requests are not results.
+		_, requestsFrom = g.openPool(ctx, a.CountFrom)
+	}
 	cpuBefore := selfCPU()
 	wallBefore := time.Now()
 	attacker := vegeta.NewAttacker(vegeta.Client(g.client), vegeta.MaxBody(MaxResponseBody))

@@ -41,7 +41,7 @@ func PoolSize(rate float64) int {
 	return min(maxPool, max(minPool, int(math.Ceil(rate*poolPeak.Seconds()))))
 }
 
-// poolBursts is how many times openPool sends its burst. The first opens
+// PoolBursts is how many times openPool sends its burst. The first opens
 // the generator's connections and grows the service's own pools to the
 // burst's peak; but a pool of Go's net/http client that grows under a burst
 // also dials connections that no request ends up using (a request takes a
@@ -53,49 +53,63 @@ func PoolSize(rate float64) int {
 // either side (docs/benchmarks.md, "A warm-up that opens the window's
 // connections"). The second burst, at the same peak, finds every connection
 // of those pools idle and sends a request over them.
-const poolBursts = 2
+const PoolBursts = 2
 
 // openPool opens PoolSize connections to each service before the warm-up
 // paces its requests, by sending that many requests of the mix to each at
-// once (burst), poolBursts times. A window that needs no more connections
+// once (burst), PoolBursts times. A window that needs no more connections
 // than the warm-up opened opens none, so a half of it does not keep a new
 // connection's goroutines and buffers (the live heap and goroutine counts
 // the gate compares); and the bursts, sent at once, drive the service's
 // own pools (an HTTP client's keep-alive connections, a database pool)
 // toward the same peak before the window. The bursts' answers are not
 // summarised: the warm-up's paced requests follow. It returns how many
-// connections it opened, short of the pool when dials fail.
-func (g *Generator) openPool(ctx context.Context) int {
+// connections it opened (short of the pool when dials fail) and, per
+// service, how many of its requests were sent at or after countFrom (a
+// profile that started then covers them: Summary.RequestsFrom counts
+// them).
+func (g *Generator) openPool(ctx context.Context, countFrom time.Time) (opened int, sentFrom []uint64) {
 	size := PoolSize(g.rate / float64(len(g.services)))
 	perService := make([][]vegeta.Target, len(g.services))
 	for _, t := range g.targets {
 		i := g.serviceOf(t.URL)
 		perService[i] = append(perService[i], t)
 	}
-	var requests []vegeta.Target
+	var requests []poolRequest
 	for j := range size {
-		for _, targets := range perService {
+		for i, targets := range perService {
 			if len(targets) > 0 {
-				requests = append(requests, targets[j%len(targets)])
+				requests = append(requests, poolRequest{targets[j%len(targets)], i})
 			}
 		}
 	}
-	opened := 0
-	for range poolBursts {
+	counted := make([]atomic.Uint64, len(g.services))
+	for range PoolBursts {
 		if ctx.Err() != nil {
 			break
 		}
-		opened += g.burst(ctx, requests)
+		opened += g.burst(ctx, requests, countFrom, counted)
 	}
-	return opened
+	sentFrom = make([]uint64, len(counted))
+	for i := range counted {
+		sentFrom[i] = counted[i].Load()
+	}
+	return opened, sentFrom
+}
+
+// poolRequest is one request of a burst and the index of its service.
+type poolRequest struct {
+	target  vegeta.Target
+	service int
 }
 
 // burst sends requests at once, each of which holds its connection until
 // all of them hold one (the trace's GotConn runs before the request is
 // written): no request can take a connection an earlier one has given
 // back, so each has its own, dialled if none is idle, however fast the
-// service answers. It returns how many it dialled.
-func (g *Generator) burst(ctx context.Context, requests []vegeta.Target) int {
+// service answers. It adds each request written at or after countFrom to
+// its service's count, and returns how many connections it dialled.
+func (g *Generator) burst(ctx context.Context, requests []poolRequest, countFrom time.Time, counted []atomic.Uint64) int {
 	var (
 		opened, holding atomic.Int64
 		allHold         = make(chan struct{})
@@ -103,25 +117,27 @@ func (g *Generator) burst(ctx context.Context, requests []vegeta.Target) int {
 	// A context, not a timer: its Done channel closes for every waiter.
 	held, cancel := context.WithTimeout(ctx, poolHold)
 	defer cancel()
-	trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
-		if !c.Reused {
-			opened.Add(1)
-		}
-		if holding.Add(1) == int64(len(requests)) {
-			close(allHold)
-		}
-		select {
-		case <-allHold:
-		case <-held.Done():
-		}
-	}}
-	traced := httptrace.WithClientTrace(ctx, trace)
 	var wg sync.WaitGroup
-	for _, t := range requests {
+	for _, r := range requests {
+		trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
+			if !c.Reused {
+				opened.Add(1)
+			}
+			if holding.Add(1) == int64(len(requests)) {
+				close(allHold)
+			}
+			select {
+			case <-allHold:
+			case <-held.Done():
+			}
+			if !countFrom.IsZero() && !time.Now().Before(countFrom) {
+				counted[r.service].Add(1)
+			}
+		}}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g.send(traced, t)
+			g.send(httptrace.WithClientTrace(ctx, trace), r.target)
 		}()
 	}
 	wg.Wait()

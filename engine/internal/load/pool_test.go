@@ -78,8 +78,32 @@ func TestOpenPoolOpensEveryConnectionOfAFastService(t *testing.T) {
 	s := newStallingServer(t)
 	g := New(s.URL, rate, 5*time.Second, get("/"))
 	defer g.Close()
-	if opened := g.openPool(context.Background()); opened < PoolSize(rate) || s.opened.Load() < int64(PoolSize(rate)) {
+	if opened, _ := g.openPool(context.Background(), time.Time{}); opened < PoolSize(rate) || s.opened.Load() < int64(PoolSize(rate)) {
 		t.Errorf("openPool reports %d connections opened and the service saw %d, want %d", opened, s.opened.Load(), PoolSize(rate))
+	}
+}
+
+// TestPoolRequestsCountForAProfileThatCoversThem: a profile that started
+// before the bursts covers their requests, so RequestsFrom counts them
+// (it is the profile's denominator); one that starts after them does not.
+func TestPoolRequestsCountForAProfileThatCoversThem(t *testing.T) {
+	const rate = 100 // PoolSize 25, two bursts
+	s := newStallingServer(t)
+	g := New(s.URL, rate, 5*time.Second, get("/"))
+	defer g.Close()
+	sum, err := g.Attack(context.Background(), Attack{Name: "warmup", Duration: 300 * time.Millisecond, OpenPool: true, CountFrom: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sum.Requests + PoolBursts*uint64(PoolSize(rate)); sum.RequestsFrom != want {
+		t.Errorf("profile from the start: RequestsFrom %d, want the %d paced and the bursts' %d", sum.RequestsFrom, sum.Requests, PoolBursts*PoolSize(rate))
+	}
+	sum, err = g.Attack(context.Background(), Attack{Name: "warmup", Duration: 300 * time.Millisecond, OpenPool: true, CountFrom: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.RequestsFrom != 0 {
+		t.Errorf("profile after the attack: RequestsFrom %d, want 0", sum.RequestsFrom)
 	}
 }
 

@@ -100,6 +100,20 @@ func TestRemoteDuetAttack(t *testing.T) {
 	if err != nil || s.Requests != rate/5 {
 		t.Errorf("Attack: %d requests (%v), want the first service's %d", s.Requests, err, rate/5)
 	}
+
+	// A warm-up's bursts that open the connections run on the server too
+	// (AttackRequest.open_pool).
+	before := [2]int64{servedA.Load(), servedB.Load()}
+	summaries, err = gen.AttackAll(ctx, load.Attack{Name: "warmup", Duration: 200 * time.Millisecond, OpenPool: true})
+	if err != nil || len(summaries) != 2 {
+		t.Fatalf("warm-up: %d summaries (%v)", len(summaries), err)
+	}
+	for i, served := range []*atomic.Int64{servedA, servedB} {
+		bursts := served.Load() - before[i] - int64(summaries[i].Requests)
+		if want := int64(load.PoolBursts * load.PoolSize(rate)); bursts != want {
+			t.Errorf("service %d: the warm-up's bursts sent %d requests, want %d", i, bursts, want)
+		}
+	}
 }
 
 // TestDuetGuard checks that a duet's second service must be in scope too,
