@@ -156,7 +156,7 @@ func (g *Generator) AttackAll(ctx context.Context, a Attack) ([]Summary, error) 
 	if a.OpenPool {
 		// Before the generator's CPU and wall clock start: the bursts are
 		// not paced, and their requests are not results.
-		_, requestsFrom = g.openPool(ctx, a.CountFrom)
+		requestsFrom = g.openPool(ctx, a.CountFrom)
 	}
 	cpuBefore := selfCPU()
 	wallBefore := time.Now()

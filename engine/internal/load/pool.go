@@ -63,12 +63,11 @@ const PoolBursts = 2
 // the gate compares); and the bursts, sent at once, drive the service's
 // own pools (an HTTP client's keep-alive connections, a database pool)
 // toward the same peak before the window. The bursts' answers are not
-// summarised: the warm-up's paced requests follow. It returns how many
-// connections it opened (short of the pool when dials fail) and, per
+// summarised: the warm-up's paced requests follow. It returns, per
 // service, how many of its requests were sent at or after countFrom (a
 // profile that started then covers them: Summary.RequestsFrom counts
 // them).
-func (g *Generator) openPool(ctx context.Context, countFrom time.Time) (opened int, sentFrom []uint64) {
+func (g *Generator) openPool(ctx context.Context, countFrom time.Time) (sentFrom []uint64) {
 	size := PoolSize(g.rate / float64(len(g.services)))
 	perService := make([][]vegeta.Target, len(g.services))
 	for _, t := range g.targets {
@@ -88,13 +87,13 @@ func (g *Generator) openPool(ctx context.Context, countFrom time.Time) (opened i
 		if ctx.Err() != nil {
 			break
 		}
-		opened += g.burst(ctx, requests, countFrom, counted)
+		g.burst(ctx, requests, countFrom, counted)
 	}
 	sentFrom = make([]uint64, len(counted))
 	for i := range counted {
 		sentFrom[i] = counted[i].Load()
 	}
-	return opened, sentFrom
+	return sentFrom
 }
 
 // poolRequest is one request of a burst and the index of its service.
@@ -108,21 +107,18 @@ type poolRequest struct {
 // written): no request can take a connection an earlier one has given
 // back, so each has its own, dialled if none is idle, however fast the
 // service answers. It adds each request written at or after countFrom to
-// its service's count, and returns how many connections it dialled.
-func (g *Generator) burst(ctx context.Context, requests []poolRequest, countFrom time.Time, counted []atomic.Uint64) int {
+// its service's count.
+func (g *Generator) burst(ctx context.Context, requests []poolRequest, countFrom time.Time, counted []atomic.Uint64) {
 	var (
-		opened, holding atomic.Int64
-		allHold         = make(chan struct{})
+		holding atomic.Int64
+		allHold = make(chan struct{})
 	)
 	// A context, not a timer: its Done channel closes for every waiter.
 	held, cancel := context.WithTimeout(ctx, poolHold)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, r := range requests {
-		trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
-			if !c.Reused {
-				opened.Add(1)
-			}
+		trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
 			if holding.Add(1) == int64(len(requests)) {
 				close(allHold)
 			}
@@ -141,7 +137,6 @@ func (g *Generator) burst(ctx context.Context, requests []poolRequest, countFrom
 		}()
 	}
 	wg.Wait()
-	return int(opened.Load())
 }
 
 // send sends one request of the mix and reads its answer, so that its
