@@ -18,8 +18,9 @@ import (
 // and the requests sent meanwhile each wait on a connection of their own;
 // 250 ms covers two periods and a margin. Measured on the recorded cluster
 // duets at 300 requests/s per service (docs/benchmarks.md, "A warm-up that
-// opens the window's connections"): the serving connections exceeded 75 at
-// the end of 0.5-1% of windows.
+// opens the window's connections"): the serving connections exceeded 75
+// (the pool at that rate) by a window's end in 0-0.9% of its windows, in
+// three sets of gates.
 const poolPeak = 250 * time.Millisecond
 
 // Bounds of the pool opened per service: a few connections at any rate,
