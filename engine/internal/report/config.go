@@ -212,7 +212,10 @@ type LoadSpec struct {
 	// service stalls) at most 100000.
 	Rate float64 `json:"rate" unit:"requests per second"`
 	// Warmup is how long the load runs at rate before the measured window;
-	// may be 0, at most 5m.
+	// may be 0, at most 5m. It starts by opening a quarter of a second of
+	// the rate's connections to each service at once (at least 2, at most
+	// 512), so that the window's pile-ups find their connections open; a
+	// warm-up of 0 opens none.
 	Warmup Duration `json:"warmup"`
 	// Duration is the measured window of each round or run, in whole
 	// seconds (pprof profiles cover whole seconds), from 1s to 10m. The

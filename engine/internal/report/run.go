@@ -25,7 +25,8 @@ type Run struct {
 	Counters      Counters  `json:"counters"`
 	Profiles      []Profile `json:"profiles"`
 	// ProfileRequests is how many requests were sent while the windowed
-	// profiles ran (the window plus the warm-up's last 0.7 s): the
+	// profiles ran (the window plus the warm-up's last 0.7 s, with the
+	// warm-up's opening bursts when the profiles started before them): the
 	// denominator of per-request profile figures.
 	ProfileRequests uint64 `json:"profile_requests"`
 	// ProfilesUnavailable says why there are no profiles or MemStats.
