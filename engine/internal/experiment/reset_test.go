@@ -130,11 +130,13 @@ func TestResetRunsBeforeEveryRoundAndInvalidatesWhatItFailed(t *testing.T) {
 
 // replacedForTheMachine counts the rounds (pairs) invalid for a reason
 // other than a reset: the machine's, since the fake services never fail
-// in these tests.
+// in these tests. A profile round is never replaced (a CI run under the
+// race detector saw one reach 560/s of its raised 650/s), so it does not
+// count.
 func replacedForTheMachine(runs []report.Run) int {
 	n := 0
 	for _, r := range runs {
-		if r.Side != Head || r.Valid {
+		if r.Side != Head || r.Valid || r.ProfileRound {
 			continue
 		}
 		if !slices.ContainsFunc(r.InvalidReasons, func(reason string) bool { return strings.Contains(reason, "service.reset") }) {
