@@ -80,10 +80,12 @@ type Options struct {
 	// *reset.Failure) makes the runs it preceded invalid. nil: no reset.
 	Reset func(ctx context.Context, log io.Writer) error
 
-	// measured is called by a duet round once its window has been
-	// measured, before its instances stop: measureUnit begins the next
-	// round's binaries there (roundBinaries.prepareAhead).
-	measured func()
+	// nextRound is called by a duet round as its services start: it
+	// begins the next round's binaries (roundBinaries.prepareAhead) and
+	// returns a wait for them, which the round calls before its warm-up,
+	// so that the linker and a cluster's image loads overlap the start,
+	// never what the round measures.
+	nextRound func() (wait func())
 }
 
 // StartFailure is a side whose service could not be started: there is
@@ -220,7 +222,8 @@ func Run(ctx context.Context, o Options) ([]report.Run, error) {
 // profileRounds runs Config.ProfileRounds more duet rounds after the
 // gating ones, capturing the profiles the gating rounds did not: their
 // runs feed attribution and hints, never the statistics, and an invalid
-// one is not replaced.
+// one is not replaced; after one whose load generator could not keep up,
+// the next runs at a lower load (lowerAfterSaturation).
 func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.Rand, bins *roundBinaries, clock *pace) ([]report.Run, error) {
 	if len(o.Config.Profiles) == 0 {
 		return runs, nil
@@ -247,6 +250,12 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 		if err != nil || ctx.Err() != nil {
 			return runs, errors.Join(err, ctx.Err())
 		}
+		if left > 0 {
+			var note string
+			if o.Config, factor, note = nextProfileLoad(gating, o.Config, factor, unit); note != "" {
+				fmt.Fprintf(o.Progress, "profile round %d: %s\n", round, note)
+			}
+		}
 	}
 	return runs, nil
 }
@@ -254,7 +263,7 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 // measureUnit measures one round of a duet (a profile round when
 // profileRound), or one pair of sequential runs in a random order. When
 // another round may follow, a duet makes its binaries while this round's
-// instances stop.
+// services start.
 func measureUnit(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand, bins *roundBinaries, another bool) ([]report.Run, error) {
 	binaries, seeds, done, err := bins.forRound(ctx, o, round)
 	defer done()
@@ -263,7 +272,10 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 	}
 	if another {
 		sources := o
-		o.measured = func() { bins.prepareAhead(ctx, sources, round+1) }
+		o.nextRound = func() func() {
+			bins.prepareAhead(ctx, sources, round+1)
+			return bins.waitAhead
+		}
 	}
 	o.Binaries = binaries
 	unit, err := measureRoundOf(ctx, o, round, profileRound, rng)

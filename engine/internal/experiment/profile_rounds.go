@@ -75,13 +75,45 @@ func profilePlan(cfg *config.Config, runs []report.Run) (*config.Config, float64
 	if len(busy) == 0 {
 		factor = 1
 	}
-	// One decimal, so that the report's figure is the one applied.
+	return atProfileLoad(cfg, factor)
+}
+
+// atProfileLoad is the config of a profile round at factor times
+// load.rate, rounded down to one decimal (so that the report's figure is
+// the one applied) and never below 1, with its longer window.
+func atProfileLoad(cfg *config.Config, factor float64) (*config.Config, float64) {
 	factor = max(1, math.Floor(factor*10)/10)
 	c := *cfg
 	c.Load.Rate = cfg.Load.Rate * factor
 	c.Load.Duration = cfg.Load.Duration * profileWindows
 	return &c, factor
 }
+
+// nextProfileLoad is the config and load factor of the profile round
+// after unit, which ran at factor with cfg (gating is the gating rounds'
+// config): lower (lowerAfterSaturation) when a run's load generator could
+// not keep up, with a note that says so, else the same.
+func nextProfileLoad(gating, cfg *config.Config, factor float64, unit []report.Run) (*config.Config, float64, string) {
+	if factor <= 1 {
+		return cfg, factor, ""
+	}
+	for _, r := range unit {
+		if reason := generatorSaturated(cfg, r); reason != "" {
+			next, lowered := atProfileLoad(gating, lowerAfterSaturation(factor))
+			return next, lowered, fmt.Sprintf("%s at %gx the load; the next at %gx", reason, factor, lowered)
+		}
+	}
+	return cfg, factor, ""
+}
+
+// lowerAfterSaturation is the load factor of the profile round after one
+// whose load generator could not keep up (generatorSaturated): half the
+// raise. The gating rounds' CPU use does not tell how a raised load loads
+// what else shares the generator's CPUs (a database the service queries,
+// on the same machine, made two profile rounds at 3.2 times the load fall
+// 51-92 ms behind schedule in a CI run), and a profile round that is
+// invalid gives no diagnosis.
+func lowerAfterSaturation(factor float64) float64 { return 1 + (factor-1)/2 }
 
 // profileEnv is the service's environment for a profile round: its own,
 // with GODEBUG=memprofilerate added after its GODEBUG settings (the last

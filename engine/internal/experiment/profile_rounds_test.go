@@ -2,7 +2,9 @@ package experiment
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
@@ -40,6 +42,41 @@ func TestProfilePlanRaisesTheLoadWithinTheLimits(t *testing.T) {
 	}
 	if _, factor := profilePlan(cfg, nil); factor != 1 {
 		t.Errorf("no gating rounds: factor %g, want 1", factor)
+	}
+}
+
+// TestAProfileRoundThatSaturatedTheGeneratorLowersTheNext: after a
+// profile round whose generator fell behind (pacer lag, or its CPU past
+// the limit), the next runs at half the raise, rounded down to a tenth,
+// never below 1; a round that kept up changes nothing.
+func TestAProfileRoundThatSaturatedTheGeneratorLowersTheNext(t *testing.T) {
+	gating := config.Default()
+	gating.Load.Rate = 100
+	unit := func(lag time.Duration, generator float64) []report.Run {
+		return []report.Run{
+			{Side: Base, Load: report.Load{PacerLagP99: lag}, Figures: report.Figures{GeneratorCPURatio: generator}},
+			{Side: Head, Load: report.Load{PacerLagP99: lag}, Figures: report.Figures{GeneratorCPURatio: generator}},
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		factor     float64
+		unit       []report.Run
+		want       float64
+		noteSaying string
+	}{
+		{"lagged", 3.2, unit(92*time.Millisecond, 0.3), 2.1, "requests left up to 92ms behind schedule (p99) at 3.2x the load; the next at 2.1x"},
+		{"generator CPU", 2, unit(time.Millisecond, 0.95), 1.5, "it used 95% of its CPUs (limit 90%) at 2x the load; the next at 1.5x"},
+		{"kept up", 3.2, unit(10*time.Millisecond, 0.3), 3.2, ""},
+		{"at the gating load already", 1, unit(92*time.Millisecond, 0.3), 1, ""},
+		{"never below 1", 1.1, unit(92*time.Millisecond, 0.3), 1, "the next at 1x"},
+	} {
+		cfg, _ := atProfileLoad(gating, tc.factor)
+		next, factor, note := nextProfileLoad(gating, cfg, tc.factor, tc.unit)
+		if factor != tc.want || next.Load.Rate != 100*tc.want || next.Load.Duration != profileWindows*gating.Load.Duration ||
+			(tc.noteSaying == "") != (note == "") || !strings.Contains(note, tc.noteSaying) {
+			t.Errorf("%s: factor %g, rate %g, note %q; want %g and a note saying %q", tc.name, factor, next.Load.Rate, note, tc.want, tc.noteSaying)
+		}
 	}
 }
 

@@ -2,7 +2,9 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,7 +47,10 @@ func serviceFailures(cfg *config.Config, r report.Run) []string {
 	v := cfg.Validity
 	f := r.Figures
 	if min := float64(v.MinRate) * cfg.Load.Rate; f.AchievedRate < min {
-		reasons = append(reasons, fmt.Sprintf("achieved rate %.1f/s is below %s of the target %g/s", f.AchievedRate, v.MinRate, cfg.Load.Rate))
+		// A profile round's raised rate is a product of floats (100 × 4.4
+		// is 440.00000000000006): a tenth is as fine as a rate is set.
+		target := strconv.FormatFloat(math.Round(cfg.Load.Rate*10)/10, 'f', -1, 64)
+		reasons = append(reasons, fmt.Sprintf("achieved rate %.1f/s is below %s of the target %s/s", f.AchievedRate, v.MinRate, target))
 	}
 	if f.ErrorRate > float64(v.MaxErrors) {
 		reasons = append(reasons, fmt.Sprintf("error rate %.2f%% is above the allowed %s (%s)", 100*f.ErrorRate, v.MaxErrors, errorSummary(r.Load)))
@@ -60,11 +65,8 @@ func serviceFailures(cfg *config.Config, r report.Run) []string {
 func measurementFailures(cfg *config.Config, r report.Run) []string {
 	var reasons []string
 	v := cfg.Validity
-	f := r.Figures
-	if f.GeneratorCPURatio > float64(v.MaxGeneratorCPU) {
-		reasons = append(reasons, fmt.Sprintf("load generator saturated: it used %.0f%% of its CPUs (limit %s)", 100*f.GeneratorCPURatio, v.MaxGeneratorCPU))
-	} else if lag := r.Load.PacerLagP99; lag > maxPacerLag {
-		reasons = append(reasons, fmt.Sprintf("load generator saturated: requests left up to %v behind schedule (p99)", lag.Round(1e5)))
+	if reason := generatorSaturated(cfg, r); reason != "" {
+		reasons = append(reasons, reason)
 	}
 	for _, p := range r.Profiles {
 		if p.Error == "" && capture.IsWindowed(p.Name) && p.Finished.Before(r.Counters.End.At) {
@@ -80,6 +82,19 @@ func measurementFailures(cfg *config.Config, r report.Run) []string {
 		}
 	}
 	return reasons
+}
+
+// generatorSaturated says why r's load generator could not keep up: it
+// used more of its CPUs than validity.max_generator_cpu, or sent requests
+// too late (maxPacerLag); "" when it kept up.
+func generatorSaturated(cfg *config.Config, r report.Run) string {
+	if ratio := r.Figures.GeneratorCPURatio; ratio > float64(cfg.Validity.MaxGeneratorCPU) {
+		return fmt.Sprintf("load generator saturated: it used %.0f%% of its CPUs (limit %s)", 100*ratio, cfg.Validity.MaxGeneratorCPU)
+	}
+	if lag := r.Load.PacerLagP99; lag > maxPacerLag {
+		return fmt.Sprintf("load generator saturated: requests left up to %v behind schedule (p99)", lag.Round(1e5))
+	}
+	return ""
 }
 
 // maxPacerLag is how late (p99) requests may leave versus the constant

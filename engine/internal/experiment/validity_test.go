@@ -86,6 +86,13 @@ func TestInvalidReasons(t *testing.T) {
 			failed: true,
 		},
 		{
+			name:   "a profile round's raised rate reads as set",
+			cfg:    func(c *config.Config) { c.Load.Rate = 100 * 4.4 },
+			run:    func(r *report.Run) { r.Figures.AchievedRate = 433.5 },
+			want:   []string{"achieved rate 433.5/s is below 99% of the target 440/s"},
+			failed: true,
+		},
+		{
 			name: "error rate above allowed",
 			run: func(r *report.Run) {
 				r.Figures.ErrorRate = 0.03

@@ -86,7 +86,9 @@ type Kubernetes struct {
 	// ImageLoad is the command that makes an image archive available to
 	// the cluster's nodes, as a list of arguments: {archive} is the
 	// docker-archive tarball and {image} its reference, like [kind, load,
-	// image-archive, "{archive}"]. Without it the images must be pullable
+	// image-archive, "{archive}"]; the archive is also its standard input,
+	// for a command that reads it there (ctr images import -, through
+	// docker exec -i or ssh). Without it the images must be pullable
 	// from image_repository (push them with this command). It runs as the
 	// user who ran perfgate, with their groups (docker among them on a
 	// runner), so a gate takes it from the base revision's perfgate.yml.

@@ -1,8 +1,8 @@
 // Package kind runs the service on a kind cluster that perfgate creates
 // for the gate and deletes afterwards: a uniquely named single-node
 // cluster from a generated config (API server on 127.0.0.1), images
-// handed over with `kind load image-archive`, then exactly the kubernetes
-// target. Creating the cluster is infrastructure: it is retried once, and
+// imported into the node's containerd (image_load.go), then exactly the
+// kubernetes target. Creating the cluster is infrastructure: it is retried once, and
 // a second failure is an infrastructure error with kind's logs exported,
 // never a measurement.
 package kind
@@ -72,8 +72,10 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	} else if err != nil {
 		return env, &target.ConfigError{Err: fmt.Errorf("target kind: %w", err)}
 	}
-	// kind runs docker from the PATH it is given (privilege.ToolEnv).
-	if _, err := findTool("docker"); errors.Is(err, exec.ErrNotFound) {
+	// kind runs docker from the PATH it is given (privilege.ToolEnv);
+	// perfgate runs it to hand images to the node.
+	docker, err := findTool("docker")
+	if errors.Is(err, exec.ErrNotFound) {
 		return env, &target.ConfigError{Err: fmt.Errorf("target kind: kind runs its node in Docker, and the docker command is not installed (%w)", err)}
 	} else if err != nil {
 		return env, &target.ConfigError{Err: fmt.Errorf("target kind: %w", err)}
@@ -90,9 +92,16 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 	if err := t.create(ctx); err != nil {
 		return env, err
 	}
+	node := nodeName(t.cluster)
+	load := kindLoadArgs(t.kind, t.cluster)
+	if snapshotter, err := snapshotter(ctx, docker, node); err != nil {
+		warnings = append(warnings, err.Error()+"; images go through kind load image-archive instead")
+	} else {
+		load = importArgs(docker, node, snapshotter)
+	}
 	t.Target.Configure(config.Kubernetes{
 		Kubeconfig: filepath.Join(t.workDir, "kubeconfig"),
-		ImageLoad:  loadArgs(t.kind, t.cluster),
+		ImageLoad:  load,
 	})
 	env, err = t.Target.Prepare(ctx)
 	env.Warnings = append(env.Warnings, warnings...)
@@ -285,9 +294,4 @@ func createArgs(cluster, configPath, kubeconfig string) []string {
 
 func deleteArgs(cluster string) []string {
 	return []string{"delete", "cluster", "--name", cluster}
-}
-
-// loadArgs is the kubernetes target's image_load for this cluster.
-func loadArgs(kind, cluster string) []string {
-	return []string{kind, "load", "image-archive", "{archive}", "--name", cluster}
 }

@@ -206,10 +206,40 @@ func TestSweepDeletesClustersOfDeadRuns(t *testing.T) {
 	}
 }
 
-func TestImagesAreLoadedWithKindLoad(t *testing.T) {
-	got := strings.Join(loadArgs("/usr/local/bin/kind", "perfgate-1-aa"), " ")
-	if got != "/usr/local/bin/kind load image-archive {archive} --name perfgate-1-aa" {
+// TestTheSnapshotterIsReadFromContainerdsConfig: the CRI plugin's
+// snapshotter in a config dump, version 2 (testdata/containerd-config-v2.toml:
+// `containerd config dump` in a node of scripts/kind's image, containerd
+// 1.6) and 3 (containerd 2's rendering, with ' quotes); a snapshotter in
+// another table is not it; a dump without one is not read.
+func TestTheSnapshotterIsReadFromContainerdsConfig(t *testing.T) {
+	v2, err := os.ReadFile("testdata/containerd-config-v2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, dump, want string
+	}{
+		{"version 2, this node image's", string(v2), "overlayfs"},
+		{"version 3", "version = 3\n[plugins]\n  [plugins.'io.containerd.cri.v1.images']\n    snapshotter = 'native'\n    disable_snapshot_annotations = true\n", "native"},
+		{"another table's first", "version = 2\n[[plugins.\"io.containerd.transfer.v1.local\".unpack_config]]\n  snapshotter = \"stargz\"\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  snapshotter = \"fuse-overlayfs\"\n", "fuse-overlayfs"},
+		{"none", "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  snapshotter = \"\"\n", ""},
+		{"empty", "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  snapshotter = \"\"\n", ""},
+	} {
+		got, ok := criSnapshotter(tc.dump)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s: %q, %v; want %q", tc.name, got, ok, tc.want)
+		}
+	}
+}
+
+func TestImagesAreImportedIntoTheNode(t *testing.T) {
+	got := strings.Join(importArgs("/usr/bin/docker", nodeName("perfgate-1-aa"), "overlayfs"), " ")
+	if got != "/usr/bin/docker exec -i perfgate-1-aa-control-plane ctr --namespace=k8s.io images import --all-platforms --digests --snapshotter=overlayfs -" {
 		t.Errorf("load command %q", got)
+	}
+	got = strings.Join(kindLoadArgs("/usr/local/bin/kind", "perfgate-1-aa"), " ")
+	if got != "/usr/local/bin/kind load image-archive {archive} --name perfgate-1-aa" {
+		t.Errorf("kind's own load command %q", got)
 	}
 }
 

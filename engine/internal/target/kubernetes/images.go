@@ -134,9 +134,16 @@ func (m *images) loadImage(ctx context.Context, spec image.Spec, archive string)
 	for i, a := range m.load {
 		args[i] = strings.NewReplacer("{archive}", archive, "{image}", ref).Replace(a)
 	}
+	// The archive is the command's standard input too, for a loader that
+	// reads it there (the kind target's docker exec -i ... ctr import -).
+	in, err := os.Open(archive)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, &out, &out
 	if m.asInvoker {
 		privilege.AsInvokerInGroups(cmd)
 	}
