@@ -5,9 +5,6 @@ gating round, which has no next round to time against) of
 
   round      one round's start to the next round's start
   ready      the start to both sides ready (the later of the two)
-  wait       both ready to the warm-up: the wait for the next round's
-             binaries (and a cluster's images), made while this round's
-             services start (0 in reports from before that)
   warm-up, window, capture   each run's timing fields
   to stop    the capture's end to both sides stopped (each run's end is
              its start plus its total_ms)
@@ -44,7 +41,6 @@ def round_times(report):
         end = max(when(r["started"]) + datetime.timedelta(milliseconds=r["timing"]["total_ms"]) for r in runs)
         timing = [r["timing"] for r in runs]
         ready = max(t["start_to_ready_ms"] for t in timing) / 1e3
-        wait = timing[0].get("next_round_wait_ms", 0) / 1e3
         warmup = timing[0]["warmup_ms"] / 1e3
         window = timing[0]["window_ms"] / 1e3
         capture = timing[0]["capture_ms"] / 1e3
@@ -52,11 +48,10 @@ def round_times(report):
         yield {
             "round": (min(when(r["started"]) for r in nxt) - start).total_seconds(),
             "ready": ready,
-            "wait": wait,
             "warm-up": warmup,
             "window": window,
             "capture": capture,
-            "to stop": span - ready - wait - warmup - window - capture,
+            "to stop": span - ready - warmup - window - capture,
             "between": (min(when(r["started"]) for r in nxt) - end).total_seconds(),
         }
 
@@ -65,7 +60,7 @@ def main(paths):
     if not paths:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    columns = ["round", "ready", "wait", "warm-up", "window", "capture", "to stop", "between"]
+    columns = ["round", "ready", "warm-up", "window", "capture", "to stop", "between"]
     print("| report | rounds | " + " | ".join(columns) + " |")
     print("|---|--:|" + "--:|" * len(columns))
     for path in paths:

@@ -24,9 +24,8 @@ import (
 // the window's edges. Whatever drifts on the machine during the window
 // (another tenant, frequency, steal) hits both alike and cancels in the
 // round's head/base ratio. The attack comes from perfgate, or from the
-// target's generator where it runs the load (duetGenerator). The next
-// round's binaries are made while the services start (Options.nextRound),
-// and the warm-up waits for them. Only a profile round captures profiles. The
+// target's generator where it runs the load (duetGenerator). Only a
+// profile round captures profiles. The
 // returned runs (base, head) are recorded
 // even when err is set; a round with an invalid side is invalid as a
 // whole.
@@ -39,10 +38,6 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 	for i, side := range sides {
 		runs[i] = report.Run{Side: side, Pair: round, Dir: runDir(side, round), ProfileRound: profileRound,
 			Duet: &report.Duet{StartedFirst: i == first, LedOrder: swap == (i == 1)}}
-	}
-	var madeAhead func()
-	if o.nextRound != nil {
-		madeAhead = o.nextRound()
 	}
 	_, inParallel := o.Target.(target.StartsInParallel)
 	defer stopProbes(probes, inParallel)
@@ -65,13 +60,6 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 		return abandon(err)
 	}
 	defer gen.Close()
-	if madeAhead != nil {
-		waited := time.Now()
-		madeAhead()
-		for i := range runs {
-			runs[i].Timing.NextRoundWaitMs = ms(time.Since(waited))
-		}
-	}
 	// Every reading follows the start order: whichever side started first
 	// is read first at every edge of this round.
 	tail := 0
@@ -87,6 +75,9 @@ func duetRound(ctx context.Context, o Options, round int, profileRound bool, rng
 		return abandon(err)
 	}
 	gen.Close()
+	if o.measured != nil {
+		o.measured()
+	}
 	// Each finish stops its instance: at once, where they started at once.
 	eachProbe(probes, inParallel, func(p *probe) { p.finish(o.GeneratorCPUs) })
 	judgeDuet(cfg, runs, sharedCPUs(o, probes[0].inst))

@@ -80,12 +80,10 @@ type Options struct {
 	// *reset.Failure) makes the runs it preceded invalid. nil: no reset.
 	Reset func(ctx context.Context, log io.Writer) error
 
-	// nextRound is called by a duet round as its services start: it
-	// begins the next round's binaries (roundBinaries.prepareAhead) and
-	// returns a wait for them, which the round calls before its warm-up,
-	// so that the linker and a cluster's image loads overlap the start,
-	// never what the round measures.
-	nextRound func() (wait func())
+	// measured is called by a duet round once its window has been
+	// measured, before its instances stop: measureUnit begins the next
+	// round's binaries there (roundBinaries.prepareAhead).
+	measured func()
 }
 
 // StartFailure is a side whose service could not be started: there is
@@ -263,7 +261,7 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 // measureUnit measures one round of a duet (a profile round when
 // profileRound), or one pair of sequential runs in a random order. When
 // another round may follow, a duet makes its binaries while this round's
-// services start.
+// instances stop.
 func measureUnit(ctx context.Context, o Options, round int, profileRound bool, rng *rand.Rand, bins *roundBinaries, another bool) ([]report.Run, error) {
 	binaries, seeds, done, err := bins.forRound(ctx, o, round)
 	defer done()
@@ -272,10 +270,7 @@ func measureUnit(ctx context.Context, o Options, round int, profileRound bool, r
 	}
 	if another {
 		sources := o
-		o.nextRound = func() func() {
-			bins.prepareAhead(ctx, sources, round+1)
-			return bins.waitAhead
-		}
+		o.measured = func() { bins.prepareAhead(ctx, sources, round+1) }
 	}
 	o.Binaries = binaries
 	unit, err := measureRoundOf(ctx, o, round, profileRound, rng)

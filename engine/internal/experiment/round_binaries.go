@@ -28,12 +28,14 @@ import (
 // reused by every process started from it. A new file per round turns
 // that into noise as well ("Duet noise and bias").
 //
-// A duet makes the next round's binaries ahead (prepareAhead) while this
-// round's services start, and waits for them before its warm-up
-// (waitAhead): on a cluster, relinking both sides and building and
-// loading their images took ~1.5-2.4 s of a ~11-12-s round, and starting
-// two pods ~1.3-1.6 s (docs/benchmarks.md, "A cluster round's time").
-// Nothing is measured while either runs.
+// A duet makes the next round's binaries ahead (prepareAhead) while the
+// last round's instances stop: on a cluster, relinking both sides and
+// building and loading their images took ~1.5 s of a ~12.5-s round, and
+// stopping two pods ~1 s, in a row (docs/benchmarks.md, "A cluster
+// round's time"). Nothing is measured while either runs. Making them
+// while the round's services start instead, the warm-up waiting for them,
+// gained nothing on kind: beside the linker the pods took 1.2 s longer to
+// be ready (docs/benchmarks.md, "Handing images to kind's node").
 type roundBinaries struct {
 	dir string
 
@@ -94,17 +96,6 @@ func (rb *roundBinaries) prepareAhead(ctx context.Context, o Options, round int)
 			wg.Wait()
 		}
 	}()
-}
-
-// waitAhead waits until what prepareAhead began is made, or could not
-// be; it takes nothing.
-func (rb *roundBinaries) waitAhead() {
-	rb.mu.Lock()
-	pr := rb.ahead
-	rb.mu.Unlock()
-	if pr != nil {
-		<-pr.ready
-	}
 }
 
 // take returns what was made ahead for round, if anything was.

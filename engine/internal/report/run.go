@@ -169,17 +169,12 @@ type Second struct {
 // the window is engine overhead.
 type Timing struct {
 	StartToReadyMs float64 `json:"start_to_ready_ms"`
-	// NextRoundWaitMs, in a duet, is how long the round waited after its
-	// services were ready, before its warm-up, for the next round's
-	// binaries (on a cluster, their images too), made while this round's
-	// services started.
-	NextRoundWaitMs float64 `json:"next_round_wait_ms,omitempty"`
-	WarmupMs        float64 `json:"warmup_ms"`
-	WindowMs        float64 `json:"window_ms"`
-	CaptureMs       float64 `json:"capture_ms"`
-	StopMs          float64 `json:"stop_ms"`
-	TotalMs         float64 `json:"total_ms"`
-	OverheadMs      float64 `json:"overhead_ms"`
+	WarmupMs       float64 `json:"warmup_ms"`
+	WindowMs       float64 `json:"window_ms"`
+	CaptureMs      float64 `json:"capture_ms"`
+	StopMs         float64 `json:"stop_ms"`
+	TotalMs        float64 `json:"total_ms"`
+	OverheadMs     float64 `json:"overhead_ms"`
 }
 
 // Load is one attack's figures, in perfgate's own stable names (package

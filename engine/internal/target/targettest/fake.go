@@ -150,13 +150,6 @@ func (f *Fake) Started() int {
 	return f.started
 }
 
-// Running is how many services are running and how many requests they
-// have served.
-func (f *Fake) Running() (services int, served int64) {
-	f.live.Each(func(i *FakeInstance) { services, served = services+1, served+i.requests.Load() })
-	return services, served
-}
-
 func (f *Fake) Start(_ context.Context, spec target.Spec) (target.Instance, error) {
 	f.mu.Lock()
 	f.started++
