@@ -2,9 +2,9 @@
 // for the gate and deletes afterwards: a uniquely named single-node
 // cluster from a generated config (API server on 127.0.0.1), images
 // imported into the node's containerd (image_load.go), then exactly the
-// kubernetes target. Creating the cluster is infrastructure: it is retried once, and
-// a second failure is an infrastructure error with kind's logs exported,
-// never a measurement.
+// kubernetes target. Creating the cluster is infrastructure: it is
+// retried once, and a second failure is an infrastructure error with
+// kind's logs exported, never a measurement.
 package kind
 
 import (
