@@ -250,7 +250,7 @@ func profileRounds(ctx context.Context, o Options, runs []report.Run, rng *rand.
 		}
 		if left > 0 {
 			var note string
-			if o.Config, factor, note = nextProfileLoad(gating, o.Config, factor, unit); note != "" {
+			if o.Config, factor, note = nextProfileLoad(gating, factor, unit); note != "" {
 				fmt.Fprintf(o.Progress, "profile round %d: %s\n", round, note)
 			}
 		}

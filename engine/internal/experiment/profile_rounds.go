@@ -90,20 +90,19 @@ func atProfileLoad(cfg *config.Config, factor float64) (*config.Config, float64)
 }
 
 // nextProfileLoad is the config and load factor of the profile round
-// after unit, which ran at factor with cfg (gating is the gating rounds'
-// config): lower (lowerAfterSaturation) when a run's load generator could
-// not keep up, with a note that says so, else the same.
-func nextProfileLoad(gating, cfg *config.Config, factor float64, unit []report.Run) (*config.Config, float64, string) {
-	if factor <= 1 {
-		return cfg, factor, ""
-	}
+// after unit, which ran at factor times the load of gating (the gating
+// rounds' config, whose validity limits the profile rounds keep): lower
+// (lowerAfterSaturation) when a run's load generator could not keep up,
+// with a note that says so, else the same.
+func nextProfileLoad(gating *config.Config, factor float64, unit []report.Run) (*config.Config, float64, string) {
 	for _, r := range unit {
-		if reason := generatorSaturated(cfg, r); reason != "" {
+		if reason := generatorSaturated(gating, r); reason != "" && factor > 1 {
 			next, lowered := atProfileLoad(gating, lowerAfterSaturation(factor))
 			return next, lowered, fmt.Sprintf("%s at %gx the load; the next at %gx", reason, factor, lowered)
 		}
 	}
-	return cfg, factor, ""
+	next, same := atProfileLoad(gating, factor)
+	return next, same, ""
 }
 
 // lowerAfterSaturation is the load factor of the profile round after one

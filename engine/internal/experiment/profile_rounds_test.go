@@ -71,8 +71,7 @@ func TestAProfileRoundThatSaturatedTheGeneratorLowersTheNext(t *testing.T) {
 		{"at the gating load already", 1, unit(92*time.Millisecond, 0.3), 1, ""},
 		{"never below 1", 1.1, unit(92*time.Millisecond, 0.3), 1, "the next at 1x"},
 	} {
-		cfg, _ := atProfileLoad(gating, tc.factor)
-		next, factor, note := nextProfileLoad(gating, cfg, tc.factor, tc.unit)
+		next, factor, note := nextProfileLoad(gating, tc.factor, tc.unit)
 		if factor != tc.want || next.Load.Rate != 100*tc.want || next.Load.Duration != profileWindows*gating.Load.Duration ||
 			(tc.noteSaying == "") != (note == "") || !strings.Contains(note, tc.noteSaying) {
 			t.Errorf("%s: factor %g, rate %g, note %q; want %g and a note saying %q", tc.name, factor, next.Load.Rate, note, tc.want, tc.noteSaying)

@@ -2,14 +2,11 @@ package kind
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -28,16 +25,11 @@ func nodeName(cluster string) string { return cluster + "-control-plane" }
 // unpacks images with (kind's entrypoint picks one for the host's file
 // system: overlayfs, fuse-overlayfs, native), as kind's own load does.
 func snapshotter(ctx context.Context, docker, node string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, docker, "exec", node, "containerd", "config", "dump")
-	cmd.Env = privilege.ToolEnv()
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("target kind: could not read the containerd config of node %s (docker exec %s containerd config dump): %w\n%s", node, node, err, target.TextTail(errOut.String(), 1000))
+	out, err := runTool(ctx, docker, time.Minute, "exec", node, "containerd", "config", "dump")
+	if err != nil {
+		return "", fmt.Errorf("target kind: could not read the containerd config of node %s (docker exec %s containerd config dump): %w\n%s", node, node, err, target.TextTail(out, 1000))
 	}
-	name, ok := criSnapshotter(out.String())
+	name, ok := criSnapshotter(out)
 	if !ok {
 		return "", fmt.Errorf("target kind: the containerd config of node %s names no snapshotter for its CRI plugin that perfgate can read", node)
 	}

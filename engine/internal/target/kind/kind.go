@@ -187,12 +187,12 @@ func (t *Target) exportLogs() string {
 // list the clusters.
 func Sweep(ctx context.Context, kind string) (owner.Swept, error) {
 	var swept owner.Swept
-	out, err := runKind(ctx, kind, time.Minute, "get", "clusters")
+	out, err := runTool(ctx, kind, time.Minute, "get", "clusters")
 	if err != nil {
 		return swept, fmt.Errorf("could not list kind clusters to remove leftovers of earlier perfgate runs: %w\n%s", err, target.TextTail(out, 1000))
 	}
 	for _, name := range staleClusters(out, owner.Local()) {
-		if out, err := runKind(ctx, kind, 2*time.Minute, deleteArgs(name)...); err != nil {
+		if out, err := runTool(ctx, kind, 2*time.Minute, deleteArgs(name)...); err != nil {
 			swept.Failed = append(swept.Failed, fmt.Errorf("could not delete kind cluster %s left by an earlier perfgate run: %w\n%s", name, err, target.TextTail(out, 1000)))
 		} else {
 			swept.Removed = append(swept.Removed, "kind cluster "+name)
@@ -202,21 +202,21 @@ func Sweep(ctx context.Context, kind string) (owner.Swept, error) {
 }
 
 func (t *Target) run(ctx context.Context, timeout time.Duration, args ...string) (string, error) {
-	return runKind(ctx, t.kind, timeout, args...)
+	return runTool(ctx, t.kind, timeout, args...)
 }
 
-// runKind runs kind with args and returns its output, stdout and stderr
-// together.
-func runKind(ctx context.Context, kind string, timeout time.Duration, args ...string) (string, error) {
+// runTool runs tool (kind, or docker) with args and returns its output,
+// stdout and stderr together.
+func runTool(ctx context.Context, tool string, timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, kind, args...)
+	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Env = privilege.ToolEnv()
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	if err != nil && ctx.Err() == context.Canceled {
-		err = ctx.Err() // interrupted, not a kind failure
+		err = ctx.Err() // interrupted, not the tool's failure
 	}
 	return out.String(), err
 }
