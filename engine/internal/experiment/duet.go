@@ -166,7 +166,9 @@ func duetGenerator(o Options, inst [2]target.Instance, swap bool) (load.DuetAtta
 	if remote, ok := o.Target.(target.RemoteDuet); ok && isRemoteLoad(inst[0]) && isRemoteLoad(inst[1]) {
 		return remote.DuetGenerator(inst, cfg.Load.Rate, cfg.Load.Timeout.Std(), reqs, swap)
 	}
-	return load.NewDuet([2]string{inst[0].BaseURL(), inst[1].BaseURL()}, cfg.Load.Rate, cfg.Load.Timeout.Std(), reqs, swap), nil
+	// Both instances are on one target, reached the same way: the
+	// first's dial serves both.
+	return dialing(load.NewDuet([2]string{inst[0].BaseURL(), inst[1].BaseURL()}, cfg.Load.Rate, cfg.Load.Timeout.Std(), reqs, swap), inst[0]), nil
 }
 
 func isRemoteLoad(inst target.Instance) bool {

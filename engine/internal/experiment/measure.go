@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -81,7 +82,16 @@ func generator(inst target.Instance, cfg *config.Config) (load.Attacker, error) 
 	if remote, ok := inst.(target.RemoteLoad); ok {
 		return remote.Generator(cfg.Load.Rate, cfg.Load.Timeout.Std(), requests(cfg.Load.Requests))
 	}
-	return load.New(inst.BaseURL(), cfg.Load.Rate, cfg.Load.Timeout.Std(), requests(cfg.Load.Requests)), nil
+	return dialing(load.New(inst.BaseURL(), cfg.Load.Rate, cfg.Load.Timeout.Std(), requests(cfg.Load.Requests)), inst), nil
+}
+
+// dialing makes gen connect to inst through inst's own dial when it is
+// reached from another network namespace (target.Dialed).
+func dialing(gen *load.Generator, inst target.Instance) *load.Generator {
+	if d, ok := inst.(target.Dialed); ok {
+		return gen.DialWith(d.Dial)
+	}
+	return gen
 }
 
 // profileClient reaches inst's pprof endpoints, directly or through the
@@ -93,6 +103,10 @@ func profileClient(inst target.Instance, pprofPath string) *capture.Client {
 	}
 	if l, ok := inst.(target.PprofListener); ok && l.PprofURL() != "" {
 		return capture.New(l.PprofURL(), pprofPath, nil)
+	}
+	if d, ok := inst.(target.Dialed); ok {
+		// Never through a proxy, as capture.New's own client.
+		return capture.New(inst.BaseURL(), pprofPath, &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: d.Dial}})
 	}
 	return capture.New(inst.BaseURL(), pprofPath, nil)
 }

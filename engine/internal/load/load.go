@@ -93,6 +93,18 @@ func newGenerator(services []string, rate float64, timeout time.Duration, target
 	return &Generator{client: client, services: services, targets: targets, targeter: vegeta.NewStaticTargeter(targets...), rate: rate}
 }
 
+// Dial is how a generator connects to a service, with the signature of
+// http.Transport's DialContext.
+type Dial func(ctx context.Context, network, address string) (net.Conn, error)
+
+// DialWith makes g connect through dial (a service reached from another
+// network namespace, target.Dialed) instead of from this machine's
+// network. Call it before g's first attack.
+func (g *Generator) DialWith(dial Dial) *Generator {
+	g.client.Transport.(*http.Transport).DialContext = dial
+	return g
+}
+
 // Close releases the generator's idle connections.
 func (g *Generator) Close() { g.client.CloseIdleConnections() }
 

@@ -7,6 +7,7 @@ package target
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -79,6 +80,15 @@ type PprofListener interface {
 type Proxied interface {
 	ControlURL() string
 	ControlClient() *http.Client
+}
+
+// Dialed is an Instance perfgate reaches at BaseURL from a network
+// namespace other than its own (a kind node's, the only one with a route
+// to its pods): perfgate's generator and its profile and MemStats reads
+// connect through Dial, which has http.Transport's DialContext's
+// signature.
+type Dialed interface {
+	Dial(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // RemoteLoad is an Instance whose load comes from a generator the target

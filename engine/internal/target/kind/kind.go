@@ -2,7 +2,8 @@
 // for the gate and deletes afterwards: a uniquely named single-node
 // cluster from a generated config (API server on 127.0.0.1), images
 // imported into the node's containerd (image_load.go), then exactly the
-// kubernetes target. Creating the cluster is infrastructure: it is
+// kubernetes target, which drives the pods from inside the node's network
+// namespace when it may enter it (node_network.go). Creating the cluster is infrastructure: it is
 // retried once, and a second failure is an infrastructure error with
 // kind's logs exported, never a measurement.
 package kind
@@ -24,6 +25,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
+	"github.com/perfgate/perfgate/engine/internal/netns"
 	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
@@ -51,6 +53,9 @@ type Target struct {
 	workDir  string
 	logDir   string // where kind's logs go when the cluster fails
 	created  bool
+	// network is the node's network namespace, from which perfgate
+	// drives the pods (node_network.go); nil when it could not be opened.
+	network *netns.Namespace
 }
 
 // New returns a kind target; logDir receives kind's logs (kind export
@@ -103,6 +108,14 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		Kubeconfig: filepath.Join(t.workDir, "kubeconfig"),
 		ImageLoad:  load,
 	})
+	if network, err := nodeNetwork(ctx, docker, node); err == nil {
+		t.network = network
+		t.Target.ReachPodsThrough(network)
+	} else if os.Geteuid() == 0 {
+		// Not root, it is expected (node_network.go), and the report's
+		// confinement says where the load came from.
+		warnings = append(warnings, err.Error()+"; the in-cluster load generator drives the pods instead")
+	}
 	env, err = t.Target.Prepare(ctx)
 	env.Warnings = append(env.Warnings, warnings...)
 	env.Confinement = "kind cluster " + t.cluster + ", " + env.Confinement
@@ -149,6 +162,9 @@ func (t *Target) create(ctx context.Context) error {
 // the cluster itself.
 func (t *Target) Close() error {
 	err := t.Target.Close()
+	if t.network != nil {
+		err = errors.Join(err, t.network.Close())
+	}
 	if t.created {
 		err = errors.Join(err, t.delete())
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/cgroup"
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/loadgen"
+	"github.com/perfgate/perfgate/engine/internal/netns"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -57,6 +58,10 @@ type Target struct {
 	// loadFromHere says perfgate drives the run's pods from this machine
 	// (load_from_here.go), not through the in-cluster generator.
 	loadFromHere bool
+	// podNetwork, when set (ReachPodsThrough), is the network namespace
+	// perfgate reaches the pods from: the only one with a route to them
+	// (a kind node's).
+	podNetwork *netns.Namespace
 	// placement is the split of the node's CPUs between the service
 	// pods and the load generator when the node is this machine
 	// (placement.go).
@@ -111,6 +116,11 @@ func (t *Target) StartsInParallel() {}
 // (perfgate's own `kind load`, which needs root's Docker) only once it has
 // created the cluster.
 func (t *Target) Configure(settings config.Kubernetes) { t.settings, t.ownSettings = settings, true }
+
+// ReachPodsThrough makes perfgate reach the pods' IPs from network
+// namespace ns (kind's node) when it drives them from this machine. The
+// caller keeps ns, and closes it after Close.
+func (t *Target) ReachPodsThrough(ns *netns.Namespace) { t.podNetwork = ns }
 
 // Prepare connects to the cluster, makes the run's namespace (its own when
 // allowed), ships the load generator's image and starts its Job.

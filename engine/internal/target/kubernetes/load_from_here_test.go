@@ -177,10 +177,10 @@ func TestOnlyTheRunsGeneratorIsTakenForIt(t *testing.T) {
 			t.Fatal("the load generator did not start")
 		}
 	}
-	if err := answersAsTheGenerator(generator, token); err != nil {
+	if err := answersAsTheGenerator(generator, token, &http.Transport{DisableKeepAlives: true}); err != nil {
 		t.Errorf("the run's generator: %v, want it taken for the run's", err)
 	}
-	if err := answersAsTheGenerator(generator, strings.Repeat("0", len(token))); err == nil {
+	if err := answersAsTheGenerator(generator, strings.Repeat("0", len(token)), &http.Transport{DisableKeepAlives: true}); err == nil {
 		t.Error("a generator of another token was taken for the run's")
 	}
 	for name, answer := range map[string]func(http.ResponseWriter){
@@ -193,7 +193,7 @@ func TestOnlyTheRunsGeneratorIsTakenForIt(t *testing.T) {
 			sawToken = sawToken || r.Header.Get(loadgen.TokenHeader) != ""
 			answer(w)
 		}))
-		if err := answersAsTheGenerator(impostor.URL, token); err == nil || !strings.Contains(err.Error(), "is not the run's load generator") {
+		if err := answersAsTheGenerator(impostor.URL, token, &http.Transport{DisableKeepAlives: true}); err == nil || !strings.Contains(err.Error(), "is not the run's load generator") {
 			t.Errorf("a server that %s: %v, want it refused as not the run's generator", name, err)
 		}
 		impostor.Close()
