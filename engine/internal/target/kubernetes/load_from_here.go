@@ -50,8 +50,13 @@ func (t *Target) decideLoadFrom(pod *corev1.Pod, onThisMachine bool) (bool, erro
 	// (docs/targets.md): say why. kind without its node's network
 	// namespace (not root) cannot reach its pods, which its confinement
 	// already tells.
-	if why != nil && onThisMachine && (t.name == "kubernetes" || t.podNetwork != nil) {
+	switch {
+	case why == nil || !onThisMachine:
+	case t.name == "kubernetes":
 		t.warnings = append(t.warnings, fmt.Sprintf("the cluster's node is this machine, but the load comes from the in-cluster generator: %v (kubernetes.load_from: auto; set it to here to make this an error)", why))
+	case t.podNetwork != nil:
+		// kind, whose config has no load_from to set.
+		t.warnings = append(t.warnings, fmt.Sprintf("the cluster's node is this machine, but the load comes from the in-cluster generator: %v", why))
 	}
 	return why == nil, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/load"
 	"github.com/perfgate/perfgate/engine/internal/loadgen"
+	"github.com/perfgate/perfgate/engine/internal/netns"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
 
@@ -45,6 +46,38 @@ func TestLoadFromAClusterOnAnotherMachine(t *testing.T) {
 	var ce *target.ConfigError
 	if here || !errors.As(err, &ce) || !strings.Contains(err.Error(), "kubernetes.load_from is here, but the cluster's node is not this machine") || !strings.Contains(err.Error(), "set kubernetes.load_from to auto or cluster") {
 		t.Errorf("load_from here: from here %v, error %v; want a configuration error naming the field, why and the fix", here, err)
+	}
+}
+
+// TestAPodThatDoesNotAnswerFromHereIsWarnedAbout: on this machine, a pod
+// whose IP nothing answers at (TEST-NET-1) leaves the load to the
+// in-cluster generator with a warning saying why, which names
+// kubernetes.load_from for the kubernetes target and not for kind, whose
+// config has no such key (kind reaches its pods from its node's network
+// namespace: here this machine's own).
+func TestAPodThatDoesNotAnswerFromHereIsWarnedAbout(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "gen"}, Status: corev1.PodStatus{PodIP: "192.0.2.1"}}
+	ns, err := netns.Open("/proc/self/ns/net", "this machine's network namespace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Close()
+	for _, name := range []string{"kubernetes", "kind"} {
+		tg := New(name, config.Kubernetes{}, cgroup.Limits{}, nil)
+		if name == "kind" {
+			tg.ReachPodsThrough(ns)
+		}
+		here, err := tg.decideLoadFrom(pod, true)
+		if here || err != nil || len(tg.warnings) != 1 {
+			t.Fatalf("%s: from here %v (%v), warnings %q; want the in-cluster generator and one warning", name, here, err, tg.warnings)
+		}
+		w := tg.warnings[0]
+		if !strings.Contains(w, "the load comes from the in-cluster generator") || !strings.Contains(w, "pod gen at 192.0.2.1") {
+			t.Errorf("%s: warning %q; want it to say where the load comes from and which pod did not answer", name, w)
+		}
+		if names := strings.Contains(w, "kubernetes.load_from"); names != (name == "kubernetes") {
+			t.Errorf("%s: warning %q names kubernetes.load_from: %v", name, w, names)
+		}
 	}
 }
 
