@@ -3,9 +3,9 @@
 // cluster from a generated config (API server on 127.0.0.1), images
 // imported into the node's containerd (image_load.go), then exactly the
 // kubernetes target, which drives the pods from inside the node's network
-// namespace when it may enter it (node_network.go). Creating the cluster is infrastructure: it is
-// retried once, and a second failure is an infrastructure error with
-// kind's logs exported, never a measurement.
+// namespace when it may enter it (node_network.go). Creating the cluster
+// is infrastructure: it is retried once, and a second failure is an
+// infrastructure error with kind's logs exported, never a measurement.
 package kind
 
 import (
@@ -108,12 +108,14 @@ func (t *Target) Prepare(ctx context.Context) (target.Environment, error) {
 		Kubeconfig: filepath.Join(t.workDir, "kubeconfig"),
 		ImageLoad:  load,
 	})
+	// Not root, the namespace cannot be opened, as expected
+	// (node_network.go): the in-cluster generator drives the pods, as the
+	// report's confinement says. As root, that is a surprise worth a
+	// warning.
 	if network, err := nodeNetwork(ctx, docker, node); err == nil {
 		t.network = network
 		t.Target.ReachPodsThrough(network)
 	} else if os.Geteuid() == 0 {
-		// Not root, it is expected (node_network.go), and the report's
-		// confinement says where the load came from.
 		warnings = append(warnings, err.Error()+"; the in-cluster load generator drives the pods instead")
 	}
 	env, err = t.Target.Prepare(ctx)
