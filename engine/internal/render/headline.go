@@ -39,9 +39,9 @@ func headline(rep *report.Report, links Links) string {
 }
 
 // undecidedSentence says why each inconclusive metric is undecided, as
-// stats.outcome decides it: its interval still reaches past the threshold,
-// or the interval is within it but too few valid rounds measured it for
-// the interval to reach the gate's level (a narrow interval from three
+// stats.outcome decides it: a rise past the threshold is not yet ruled out
+// (report.Metric.PassBound), or it is but too few valid rounds measured it
+// for the bound to reach its level (a narrow interval from three
 // rounds proves nothing), or no round could be compared at all.
 func undecidedSentence(undecided []report.Metric) string {
 	var straddle, short, none []string
@@ -49,7 +49,7 @@ func undecidedSentence(undecided []report.Metric) string {
 		switch {
 		case m.Pairs == 0:
 			none = append(none, titleOf(m))
-		case m.CI[1] > m.Threshold:
+		case passBoundAbove(m):
 			straddle = append(straddle, titleOf(m))
 		default:
 			short = append(short, fmt.Sprintf("%s (%d)", titleOf(m), m.Pairs))
@@ -247,4 +247,11 @@ func shortName(name string) string {
 func UpperFirst(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// passBoundAbove says whether m's look left a rise past its threshold
+// possible: the bound "unchanged" needs is above it.
+func passBoundAbove(m report.Metric) bool {
+	bound, _ := m.PassBound()
+	return bound > m.Threshold
 }

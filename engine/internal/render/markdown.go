@@ -196,19 +196,19 @@ func metricsSection(rep *report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| metric | base (median) | head (median) | Δ (paired) | confidence interval | p | outcome | could detect |\n|---|--:|--:|--:|--:|--:|---|--:|\n")
+	b.WriteString("| metric | base (median) | head (median) | Δ (paired) | confidence interval | ruled out above | p | outcome | could detect |\n|---|--:|--:|--:|--:|--:|--:|---|--:|\n")
 	for _, m := range rep.Metrics {
 		c := metric.Of(m)
 		outcome := m.Outcome
 		if !m.Gates {
 			outcome += " (reported only)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%s) | %s | %s %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%s) | %s | %s | %s %s | %s |\n",
 			UpperFirst(titleOf(m)), cell(c, c.Format(m.Base)), cell(c, c.Format(m.Head)), cell(c, c.FormatChange(m.Delta)),
-			cell(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), metric.PValue(m.ShownP()),
+			cell(c, c.FormatInterval(m.CI[0], m.CI[1])), metric.Percent(m.CILevel), cell(c, ruledOut(m)), metric.PValue(m.ShownP()),
 			outcomeIcon[m.Outcome], Text(outcome), cell(c, detectable(m)))
 	}
-	fmt.Fprintf(&b, "\n_%s %s_\n", pNote, likelyRangeNote)
+	fmt.Fprintf(&b, "\n_%s %s %s_\n", pNote, likelyRangeNote, ruledOutNote)
 	if note := LatencyNote(rep); note != "" {
 		fmt.Fprintf(&b, "\n_%s_\n", note)
 	}

@@ -178,17 +178,20 @@ func inconclusiveSteps(rep *report.Report) string {
 // number of rounds decides: its change sits close to its threshold, or
 // its interval is wide for the room between them. It gives the figures
 // the reader can check against the table, and the one setting that would
-// decide it (a threshold above the likely range's top, which "unchanged"
-// needs).
+// decide it (a threshold above the rise not yet ruled out, which
+// "unchanged" needs).
 func atThresholdStep(rep *report.Report, m report.Metric, unit string) string {
 	c := metric.Of(m)
-	relation, narrowed := "under", "to bring its top under the threshold"
+	bound, level := m.PassBound()
+	relation, narrowed := "under", "to bring that bound under the threshold"
+	open := fmt.Sprintf("a rise up to %s is not ruled out (at %s)", c.FormatChange(bound), metric.Percent(level))
 	near := math.Abs(m.Delta-m.Threshold) <= nearThreshold*math.Abs(m.Threshold)
 	switch {
 	case m.Delta < m.Threshold && near:
 		relation = "just under"
 	case m.Delta >= m.Threshold:
-		relation, narrowed = "over", "to lift its bottom above half the threshold, as a regression needs"
+		relation, narrowed = "over", "to lift it above half the threshold, as a regression needs"
+		open = fmt.Sprintf("its likely range reaches down to %s, not above half the threshold", c.FormatChange(m.CI[0]))
 		if near {
 			relation = "at or just over"
 		}
@@ -197,9 +200,9 @@ func atThresholdStep(rep *report.Report, m report.Metric, unit string) string {
 	if scale := roundsScale(m); !math.IsInf(scale, 1) {
 		times = fmt.Sprintf("about %.0f times", math.Ceil(scale))
 	}
-	return fmt.Sprintf("%s changed %s, %s its threshold (%s), but its likely range (%s to %s) reaches past the threshold: at this run's spread it would take %s its %d %s %s, so re-running will not decide it; if a change up to %s is acceptable, raise %s above it in %s",
-		titleOf(m), c.FormatChange(m.Delta), relation, c.FormatChange(m.Threshold), c.FormatChange(m.CI[0]), c.FormatChange(m.CI[1]),
-		times, m.Pairs, unit, narrowed, c.FormatChange(m.CI[1]), strings.Join(thresholdKeys([]report.Metric{m}), ", "), thresholdsFile(rep))
+	return fmt.Sprintf("%s changed %s, %s its threshold (%s), but %s: at this run's spread it would take %s its %d %s %s, so re-running will not decide it; if a change up to %s is acceptable, raise %s above it in %s",
+		titleOf(m), c.FormatChange(m.Delta), relation, c.FormatChange(m.Threshold), open,
+		times, m.Pairs, unit, narrowed, c.FormatChange(bound), strings.Join(thresholdKeys([]report.Metric{m}), ", "), thresholdsFile(rep))
 }
 
 // thresholdsFile is where the gate read its thresholds: a gate that read
@@ -261,10 +264,11 @@ func roundsToDecide(m report.Metric) (int, bool) {
 // as one over the square root of the rounds): at most 1 when its width
 // already fits, +Inf when nothing fits.
 func roundsScale(m report.Metric) float64 {
-	est, low, high, threshold := m.Delta, m.CI[0], m.CI[1], m.Threshold
+	est, low, threshold := m.Delta, m.CI[0], m.Threshold
+	high, _ := m.PassBound()
 	var width, room float64
 	if est < threshold {
-		width, room = high-est, threshold-est // the upper bound must fall below the threshold
+		width, room = high-est, threshold-est // the bound "unchanged" needs must fall below the threshold
 	} else {
 		// A regression needs the increase beyond δ0 significant (with the
 		// estimate over the threshold): the lower bound must rise above δ0.

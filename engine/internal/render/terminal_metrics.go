@@ -17,7 +17,7 @@ func printMetrics(w io.Writer, metrics []report.Metric) {
 	if len(metrics) == 0 {
 		return
 	}
-	rows := [][]string{{"metric", "base", "head", "change", "confidence interval", "p", "outcome", "could detect"}}
+	rows := [][]string{{"metric", "base", "head", "change", "confidence interval", "ruled out above", "p", "outcome", "could detect"}}
 	var turnOn []string // perfgate.yml keys that would make a reported metric gate
 	reportedOnly := false
 	for _, m := range metrics {
@@ -31,10 +31,10 @@ func printMetrics(w io.Writer, metrics []report.Metric) {
 			}
 		}
 		rows = append(rows, []string{m.Name, c.Format(m.Base), c.Format(m.Head), c.FormatChange(m.Delta),
-			fmt.Sprintf("%s (%s)", c.FormatInterval(m.CI[0], m.CI[1]), metric.Percent(m.CILevel)),
+			fmt.Sprintf("%s (%s)", c.FormatInterval(m.CI[0], m.CI[1]), metric.Percent(m.CILevel)), ruledOut(m),
 			metric.PValue(m.ShownP()), outcome, detectable(m)})
 	}
-	printColumns(w, rows, map[int]bool{0: true, 6: true, 7: true})
+	printColumns(w, rows, map[int]bool{0: true, 7: true, 8: true})
 	if reportedOnly {
 		note := "* reported, does not gate"
 		if len(turnOn) > 0 {

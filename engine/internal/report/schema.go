@@ -305,6 +305,14 @@ type Metric struct {
 	// regression at true changes from 0 to twice the threshold. Only for
 	// gating metrics with a threshold above 0 and a Detectable.
 	OC []OCPoint `json:"oc,omitempty"`
+	// RuledOutAbove is the increase this look rules out at the miss rate
+	// (10%, spent over the looks as alpha is: docs/statistics.md,
+	// "Unchanged at a miss rate"), held with confidence RuledOutLevel:
+	// unchanged needs it at most the threshold. Both are absent for
+	// failures, with no pairs, and in reports written before the rule,
+	// which decided unchanged by the interval's upper end (PassBound).
+	RuledOutAbove float64 `json:"ruled_out_above,omitempty"`
+	RuledOutLevel float64 `json:"ruled_out_level,omitempty"`
 	// Level is the significance level the look spent (a part of
 	// gate.alpha, docs/statistics.md); Family the number of gating
 	// metrics in Holm's family at that look, and InFamily whether this
@@ -428,4 +436,14 @@ func (m Metric) ShownP() float64 {
 		return m.PImprovement
 	}
 	return m.P
+}
+
+// PassBound is the increase m's look ruled out, and with what confidence:
+// what "unchanged" was decided by. A report written before the miss rate
+// decided it by the interval's upper end.
+func (m Metric) PassBound() (bound, level float64) {
+	if m.RuledOutLevel > 0 {
+		return m.RuledOutAbove, m.RuledOutLevel
+	}
+	return m.CI[1], m.CILevel
 }

@@ -270,6 +270,16 @@ func countEstimate(c countData, lowAlpha, highAlpha float64) Estimate {
 	}
 }
 
+// upperBound is the one-sided upper bound of the difference at level
+// alpha, and its coverage; zero for both with no exposure on a side, as
+// countEstimate.
+func (c countData) upperBound(alpha float64) (bound, coverage float64) {
+	if c.headExposure <= 0 || c.baseExposure <= 0 {
+		return 0, 0
+	}
+	return -c.swapped().lowerBound(alpha), 1 - alpha
+}
+
 // countDetectable is a Count metric's Detectable, its range and its
 // operating characteristic under the count model: head's events Poisson at
 // base's rate plus the change, base's at its observed rate, both over the

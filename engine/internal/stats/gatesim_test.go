@@ -209,8 +209,10 @@ func runGate(g gateModel, p Plan, rng *rand.Rand) gateRun {
 
 // summary is what many gates of one scenario came to.
 type summary struct {
-	gates                          int
-	failed, failedCPU, inconcl     int
+	gates                      int
+	failed, failedCPU, inconcl int
+	// passedCPU counts the gates that ended with CPU unchanged.
+	passedCPU                      int
 	meanRounds                     float64
 	p95Rounds, maxRounds, atMinPct float64
 }
@@ -244,6 +246,11 @@ func simulateGates(g gateModel, p Plan, n int, seed uint64) summary {
 		s.meanRounds += float64(r.rounds) / float64(n)
 		if r.rounds == p.first() {
 			s.atMinPct += 100 / float64(n)
+		}
+		for _, m := range r.results {
+			if m.Name == "cpu" && m.Outcome == Unchanged {
+				s.passedCPU++
+			}
 		}
 		switch r.verdict {
 		case Regression:

@@ -49,6 +49,14 @@ func estimate(walsh []float64, n int, lowAlpha, highAlpha float64) Estimate {
 	return e
 }
 
+// upperBound is the one-sided upper bound of the centre at level alpha
+// from the Walsh averages of n differences (which it reorders), and its
+// coverage: below 1-alpha when n pairs cannot reach alpha.
+func upperBound(walsh []float64, n int, alpha float64) (bound, coverage float64) {
+	k, tail := criticalCount(n, alpha)
+	return selectNth(walsh, len(walsh)-1-k), 1 - tail
+}
+
 // walshAverages appends the n(n+1)/2 averages (d_i+d_j)/2, i<=j, to buf.
 func walshAverages(d, buf []float64) []float64 {
 	buf = buf[:0]

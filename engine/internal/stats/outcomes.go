@@ -79,6 +79,17 @@ type Result struct {
 	// gate are adjusted for the looks only.
 	PRegression, PImprovement float64
 	Outcome                   string
+	// RuledOutAbove is the increase this look rules out at the miss rate:
+	// the upper end of the one-sided interval at MissRate's share for this
+	// look, held with confidence RuledOutLevel. A metric is unchanged only
+	// when it is at most the threshold. Its level is looser than the
+	// interval's (CI), whose ends are the tests' at alpha: passing a change
+	// at the threshold is the error it bounds, as "could detect" accepts
+	// missing one 10% of the time. Zero, with RuledOutLevel zero, for a
+	// Binary metric (unchanged there is "not significant") and with no
+	// pairs.
+	RuledOutAbove float64
+	RuledOutLevel float64
 	// Detectable is the smallest change the decision at this look catches
 	// with probability DetectablePower, the threshold condition included
 	// (so it is always above the threshold); nil when no change could be
@@ -116,6 +127,24 @@ type Result struct {
 // Detectable is caught.
 const DetectablePower = 0.9
 
+// MissRate is the largest chance, spent over the looks as alpha is (Plan.
+// LevelAt's shares of it), that a metric whose true change is its
+// threshold comes out unchanged: "unchanged" needs the increase beyond the
+// threshold ruled out at this rate (Result.RuledOutAbove), not at alpha's.
+// It is the complement of DetectablePower: a gate that says it could
+// detect a change catches it 90% of the time, and one that passes has
+// ruled out a change at the threshold with the same 90%. A pass stops the
+// experiment, so a looser rule for it only removes looks: the chance of a
+// false failure stays bounded by alpha (docs/statistics.md, "The stopping
+// rule"), while the gates that end unchanged stop at the first look far
+// more often (docs/statistics.md, "Unchanged at a miss rate").
+const MissRate = 1 - DetectablePower
+
+// missRate is the rate in use: MissRate, or 0 (unchanged at the
+// improvement test's level, the rule before it) in the simulations that
+// compare the two.
+var missRate = MissRate
+
 // IndifferenceShare places δ0, the change below which a metric must almost
 // never be called a regression, at this share of its threshold. The
 // hypothesis each one-sided test rejects is "the change is at most δ0" (an
@@ -138,10 +167,10 @@ var indifferenceShare = IndifferenceShare
 // threshold) is significant at this look's level after Holm's correction
 // across the family AND its estimate is above its threshold; it improved
 // when its decrease beyond δ0 is significant and its estimate beyond the
-// threshold; it is unchanged when its interval rules out an increase
-// beyond the threshold, and inconclusive otherwise. Analyses between looks
-// are charged to the next look (Plan.LevelAt) and never let the experiment
-// stop (MayStop).
+// threshold; it is unchanged when an increase beyond the threshold is
+// ruled out at the miss rate (MissRate's share for this look), and
+// inconclusive otherwise. Analyses between looks are charged to the next
+// look (Plan.LevelAt) and never let the experiment stop (MayStop).
 func Outcomes(inputs []Input, p Plan, n int) []Result {
 	return outcomes(inputs, p, n, func(Input) bool { return true })
 }
@@ -265,7 +294,19 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		if r.Pairs == 0 {
 			r.CILevel = 0
 		}
-		r.Outcome = outcome(r, rejectedUp[i], rejectedDown[i], 1-lowLevel[i]-highLevel[i])
+		passLevel := missRate * share
+		if missRate == 0 {
+			passLevel = highLevel[i]
+		}
+		switch {
+		case r.Pairs == 0 || r.Scale == Binary:
+		case r.Scale == Count:
+			r.RuledOutAbove, r.RuledOutLevel = counts[i].upperBound(passLevel)
+		default:
+			bound, level := upperBound(walsh, r.Pairs, passLevel)
+			r.RuledOutAbove, r.RuledOutLevel = r.toScale(bound), level
+		}
+		r.Outcome = outcome(r, rejectedUp[i], rejectedDown[i], 1-passLevel)
 		switch {
 		case detect == nil || !detect(r.Input):
 		case r.Scale == Binary:
@@ -377,12 +418,12 @@ func outcome(r *Result, rejectedUp, rejectedDown bool, wantLevel float64) string
 		return Regression
 	case rejectedDown && r.Delta < -r.Threshold:
 		return Improvement
-	case r.CI[1] > r.Threshold:
+	case r.RuledOutAbove > r.Threshold:
 		return Inconclusive
-	case r.CILevel < wantLevel-1e-12 && r.CI != [2]float64{0, 0}:
-		// Too few pairs for the interval to reach its level: a narrow
-		// interval then proves nothing. (Identical pairs, such as no
-		// errors on either side, are the exception.)
+	case r.RuledOutLevel < wantLevel-1e-12 && r.CI != [2]float64{0, 0}:
+		// Too few pairs for the bound to reach its level: a low bound
+		// then proves nothing. (Identical pairs, such as no errors on
+		// either side, are the exception.)
 		return Inconclusive
 	}
 	return Unchanged

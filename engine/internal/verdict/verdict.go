@@ -77,6 +77,7 @@ func ReportMetric(r stats.Result) report.Metric {
 		Name: r.Name, Unit: r.Unit, Scale: string(scale), Base: r.BaseMedian, Head: r.HeadMedian,
 		Delta: r.Delta, CI: r.CI, CILevel: r.CILevel, P: r.PRegression, PImprovement: r.PImprovement,
 		Outcome: r.Outcome, Threshold: r.Threshold, Gates: r.Gates, Pairs: r.Pairs, Detectable: r.Detectable, DetectableRange: r.DetectableRange, OC: ocOf(r.OC),
+		RuledOutAbove: r.RuledOutAbove, RuledOutLevel: r.RuledOutLevel,
 		Level: r.Level, Family: r.Family, InFamily: r.InFamily,
 	}
 }
@@ -206,6 +207,9 @@ func Describe(m report.Metric) string {
 		metric.Percent(m.CILevel), c.FormatInterval(m.CI[0], m.CI[1]), pAgainst(m, c), c.FormatChange(m.Threshold))
 	if m.Outcome == stats.Inconclusive && m.Detectable == nil {
 		s += fmt.Sprintf("; %d pairs cannot reach significance at this alpha", m.Pairs)
+	}
+	if bound, level := m.PassBound(); m.Outcome == stats.Inconclusive && m.RuledOutLevel > 0 && bound > m.Threshold {
+		s += fmt.Sprintf("; a rise up to %s not ruled out at %s", c.FormatChange(bound), metric.Percent(level))
 	}
 	return s
 }
