@@ -15,7 +15,7 @@
 #   LOAD_FROM=cluster (kubernetes.load_from, kubernetes only; default auto:
 #   from this machine, as the local cluster's node is this machine)
 #
-# kind: builds the offline node image (scripts/kind/build.sh) on the private
+# kind: builds the offline node image (scripts/kind/prepare.sh) on the private
 # Docker engine and installs kind in /usr/local/bin, where perfgate as root
 # runs it from. kubernetes: starts scripts/k8s-local and leaves it up.
 # Results in results/power-<target> (OUT= to change); gates already there
@@ -45,12 +45,9 @@ cpu=${CPU:-500m}
 sed -i 's/^  cpu: "1"$/  cpu: '"$cpu"'/' "$config"
 grep -qx "  cpu: $cpu" "$config" || { echo "cluster-power.sh: examples/perfgate.yml has no line '  cpu: \"1\"' to replace" >&2; exit 1; }
 if [ "$target" = kind ]; then
-  docker_host=$(bash "$root/scripts/docker/up.sh" | tail -1)
-  export "${docker_host?}"
-  kind_env=$(bash "$root/scripts/kind/build.sh")
-  KIND=$(sed -n 's/^KIND=//p' <<<"$kind_env")
-  image=$(sed -n 's/^KIND_NODE_IMAGE=//p' <<<"$kind_env")
-  cmp -s "$KIND" /usr/local/bin/kind || install -o root -g root -m 0755 "$KIND" /usr/local/bin/kind
+  prepared=$(bash "$root/scripts/kind/prepare.sh")
+  export "$(grep '^DOCKER_HOST=' <<<"$prepared")"
+  image=$(sed -n 's/^KIND_NODE_IMAGE=//p' <<<"$prepared")
   printf 'kind:\n  node_image: %s\n' "$image" >>"$config"
 else
   kubeconfig=$(bash "$root/scripts/k8s-local/up.sh" | tail -1)

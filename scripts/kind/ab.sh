@@ -34,12 +34,9 @@ out=${OUT:-$root/results/kind-ab}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-docker_host=$(bash "$root/scripts/docker/up.sh" | tail -1)
-export "${docker_host?}"
-kind_env=$(bash "$root/scripts/kind/build.sh")
-KIND=$(sed -n 's/^KIND=//p' <<<"$kind_env")
-image=$(sed -n 's/^KIND_NODE_IMAGE=//p' <<<"$kind_env")
-cmp -s "$KIND" /usr/local/bin/kind || install -o root -g root -m 0755 "$KIND" /usr/local/bin/kind
+prepared=$(bash "$root/scripts/kind/prepare.sh")
+export "$(grep '^DOCKER_HOST=' <<<"$prepared")"
+image=$(sed -n 's/^KIND_NODE_IMAGE=//p' <<<"$prepared")
 
 config=$out/perfgate.yml
 sed -e 's/^target: local$/target: kind/' -e 's/^  cpu: "1"$/  cpu: 500m/' \

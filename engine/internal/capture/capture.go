@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,12 +35,17 @@ type Client struct {
 // callers bound requests with their context.
 func New(baseURL, pprofPath string, client *http.Client) *Client {
 	if client == nil {
-		// Never through a proxy (HTTP_PROXY): the service is reached
-		// directly, as the load reaches it, on loopback, a container's
-		// bridge address or a pod's IP.
-		client = &http.Client{Transport: &http.Transport{Proxy: nil}}
+		client = DirectClient(nil)
 	}
 	return &Client{prefix: baseURL + pprofPath, http: client}
+}
+
+// DirectClient is the client for a service reached directly, as the load
+// reaches it (on loopback, a container's bridge address or a pod's IP):
+// never through a proxy (HTTP_PROXY). dial, when not nil, makes its
+// connections (a pod reached through its node's network namespace).
+func DirectClient(dial func(ctx context.Context, network, address string) (net.Conn, error)) *http.Client {
+	return &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: dial}}
 }
 
 // Close releases the client's idle connections to the service.

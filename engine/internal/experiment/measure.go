@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -105,8 +104,7 @@ func profileClient(inst target.Instance, pprofPath string) *capture.Client {
 		return capture.New(l.PprofURL(), pprofPath, nil)
 	}
 	if d, ok := inst.(target.Dialed); ok {
-		// Never through a proxy, as capture.New's own client.
-		return capture.New(inst.BaseURL(), pprofPath, &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: d.Dial}})
+		return capture.New(inst.BaseURL(), pprofPath, capture.DirectClient(d.Dial))
 	}
 	return capture.New(inst.BaseURL(), pprofPath, nil)
 }
