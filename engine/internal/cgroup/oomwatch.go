@@ -11,18 +11,23 @@ import (
 )
 
 // OOMWatch remembers OOM kills in a group that may vanish right after one.
-// Docker with the systemd cgroup driver on cgroup v2 removes a container's
-// group as soon as its process is gone, so memory.events read afterwards is
-// not there; and Docker 20.10 on v2 does not set State.OOMKilled either
-// (found in the runner-like VM, scripts/vm). The kernel notifies every
-// change of memory.events to inotify watchers, which is how containerd
-// watches it too: the watch reads the file at each change, and every
-// pollEvery besides, and keeps the highest oom_kill seen. The group can
-// still go before the watch gets to read it (seen under emulation), so the
-// watch also counts the parent's oom_kill, which is hierarchical and
-// outlives the group: its growth while the watch ran counts too. A
-// sibling's OOM kill in that time would count as well; callers weigh
-// Kills with how the process ended (SIGKILL).
+// Docker removes a container's group as soon as its process is gone, so
+// counters read afterwards are not there, and Docker's own word can miss
+// the kill: Docker 20.10 on cgroup v2 does not set State.OOMKilled (found
+// in the runner-like VM, scripts/vm), and on v1 State.OOMKilled can miss a
+// kill that ends the container at once (a CI flake of the docker target's
+// 6Mi gate). The kernel tells a watcher when an OOM kill happens, as it
+// tells containerd: the watch reads the group's oom_kill then, and every
+// pollEvery besides, and keeps the highest seen.
+//
+// On v2 it is told by inotify: the kernel notifies inotify watchers of
+// every change of memory.events. The group can still go before the watch
+// gets to read it (seen under emulation), so the v2 watch also counts the
+// parent's oom_kill, which is hierarchical and outlives the group: its
+// growth while the watch ran counts too. A sibling's OOM kill in that time
+// would count as well; callers weigh Kills with how the process ended
+// (SIGKILL). On v1 it is told by the notification API's eventfd, signalled
+// just before the kill (oomwatch_v1.go).
 type OOMWatch struct {
 	kills atomic.Int64
 	// parent is the parent group's directory when it has memory.events
@@ -36,12 +41,11 @@ type OOMWatch struct {
 
 const pollEvery = 250 * time.Millisecond
 
-// WatchOOMKills starts an OOMWatch on a cgroup v2 group. On v1 it returns
-// nil: there the memory controller's counters outlive the process long
-// enough (and Docker reports OOM kills itself). A nil *OOMWatch is usable.
+// WatchOOMKills starts an OOMWatch on the group: on v2 on its directory,
+// on v1 on its memory controller's. A nil *OOMWatch is usable.
 func (g *Group) WatchOOMKills() (*OOMWatch, error) {
 	if g.Version != 2 {
-		return nil, nil
+		return g.watchOOMKillsV1()
 	}
 	dir := g.dirs[""]
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
@@ -104,8 +108,8 @@ func removed(events []byte) bool {
 	return false
 }
 
-// Kills is the highest oom_kill count seen so far in the group, or the
-// parent's growth since the watch began when that is higher.
+// Kills is the highest oom_kill count seen so far in the group, or on v2
+// the parent's growth since the watch began when that is higher.
 func (w *OOMWatch) Kills() int64 {
 	if w == nil {
 		return 0

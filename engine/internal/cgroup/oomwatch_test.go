@@ -17,7 +17,7 @@ import (
 func TestOOMWatchSeesAKillAfterTheGroupIsGone(t *testing.T) {
 	h := realHierarchy(t)
 	if h.Version != 2 {
-		t.Skip("the OOM watch is for cgroup v2; this host has v1")
+		t.Skip("this test is the v2 watch's (the v1 watch's are in oomwatch_v1_test.go); this host has v1")
 	}
 	g, err := h.Create(Limits{CPUMillicores: 1000, MemoryBytes: 16 << 20})
 	if err != nil {

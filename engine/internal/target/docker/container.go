@@ -44,8 +44,11 @@ type container struct {
 	// lastStats are the cgroup's counters at the last read, kept because
 	// Docker removes the cgroup the moment the container dies.
 	lastStats *cgroup.Stats
-	// oom sees an OOM kill the moment it happens, before the group goes
-	// (cgroup v2; nil on v1).
+	// oom sees an OOM kill the moment it happens, before the group goes:
+	// State.OOMKilled can miss it (on v2 Docker 20.10 never sets it, on v1
+	// a kill that ends the container at once can be missed), and so can
+	// lastStats. On v1 it watches the container's own memory group, the
+	// one its limit is set on (OfProcess, checkLimits).
 	oom *cgroup.OOMWatch
 }
 
@@ -245,7 +248,7 @@ func (c *container) locate(ctx context.Context, separatePprof bool) error {
 		return err
 	}
 	if c.oom, err = c.group.WatchOOMKills(); err != nil {
-		return &InfraError{Err: fmt.Errorf("target docker: watch the container's memory.events: %w", err)}
+		return &InfraError{Err: fmt.Errorf("target docker: watch the container's cgroup for OOM kills: %w", err)}
 	}
 	for _, n := range s.NetworkSettings.Networks {
 		if n.IPAddress != "" && reachable(n.IPAddress) {
