@@ -5,8 +5,11 @@ An analysis, not the engine: it answers how many rounds the recorded A/A
 gates would have needed if a gate could stop for "unchanged" once a CPU
 regression beyond the threshold is ruled out at a miss rate spent like
 alpha (BETA in all, half at the first look), instead of at the level of
-the improvement test (this look's alpha over Holm's family, the engine's
-rule since the threshold went inside the hypothesis).
+the improvement test (this look's alpha over Holm's family). The columns
+say "engine" for the second, the engine's rule until 2026-12-01; since
+then the engine decides by the first (stats.MissRate, docs/statistics.md,
+"Unchanged at a miss rate"), and `go test ./internal/verdict -run
+TestReplayRecordedGates -replay ...` replays whole gates under it.
 
     python3 scripts/futility-replay.py results/kind-import/aa-*/report.json
     python3 scripts/futility-replay.py --simulate 0.013 2000   # both rules, simulated

@@ -15,19 +15,7 @@ import (
 // does), and the watch still says it was an OOM kill. cgroup v2 only: it
 // runs in the runner-like VM (scripts/vm/suite.sh).
 func TestOOMWatchSeesAKillAfterTheGroupIsGone(t *testing.T) {
-	h := realHierarchy(t)
-	if h.Version != 2 {
-		t.Skip("this test is the v2 watch's (the v1 watch's are in oomwatch_v1_test.go); this host has v1")
-	}
-	g, err := h.Create(Limits{CPUMillicores: 1000, MemoryBytes: 16 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := g.WatchOOMKills()
-	if err != nil {
-		t.Fatal(errors.Join(err, g.Remove()))
-	}
-	defer w.Stop()
+	g, w := groupWatched(t, 2, "this test is the v2 watch's (the v1 watch's are in oomwatch_v1_test.go); this host has v1")
 	// tail buffers a line that never ends: memory grows until the kill.
 	cmd := exec.Command("sh", "-c", joinAll(g)+" exec tail /dev/zero")
 	if err := cmd.Start(); err != nil {

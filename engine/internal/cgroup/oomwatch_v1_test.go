@@ -3,6 +3,7 @@ package cgroup
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,9 +59,17 @@ func TestOOMWatchV1SeesNoKillWithoutOOM(t *testing.T) {
 
 func v1GroupWatched(t *testing.T) (*Group, *OOMWatch) {
 	t.Helper()
+	return groupWatched(t, 1, "this host has cgroup v2; the v1 watch needs v1")
+}
+
+// groupWatched is a real 16 MiB group of cgroup version with an OOM watch
+// on it, both ended when the test is; on another version the test is
+// skipped, saying why.
+func groupWatched(t *testing.T, version int, skip string) (*Group, *OOMWatch) {
+	t.Helper()
 	h := realHierarchy(t)
-	if h.Version != 1 {
-		t.Skip("this host has cgroup v2; the v1 watch needs v1")
+	if h.Version != version {
+		t.Skip(skip)
 	}
 	g, err := h.Create(Limits{CPUMillicores: 1000, MemoryBytes: 16 << 20})
 	if err != nil {
@@ -71,7 +80,7 @@ func v1GroupWatched(t *testing.T) (*Group, *OOMWatch) {
 		t.Fatal(errors.Join(err, g.Remove()))
 	}
 	if w == nil {
-		t.Fatal(errors.Join(errors.New("no watch on cgroup v1"), g.Remove()))
+		t.Fatal(errors.Join(fmt.Errorf("no watch on cgroup v%d", version), g.Remove()))
 	}
 	t.Cleanup(func() {
 		w.Stop()
