@@ -14,9 +14,14 @@
 # testdata/real/<scenario>.json.gz):
 #   regression    head = examples/regressions/alloc-sprintf.patch
 #   pass          head = base with a comment changed (an A/A gate)
-#   inconclusive  head = examples/regressions/power/cpu-half.patch (CPU +0.8 to
-#                 +1.3%) with pairs fixed at 12: an interval that usually
-#                 still reaches past the 1.5% threshold
+#   inconclusive  head = examples/regressions/power/cpu-threshold.patch with
+#                 3 hashes instead of 5 (CPU about +1.5%, the threshold: on
+#                 2026-12-01 cpu-half's 2 measured +1.2% and 5 measured +1.7
+#                 to +2.2%) with pairs fixed at 12: a rise past the threshold
+#                 not ruled out and no regression proven in about half of
+#                 such gates (most others fail), so up to four are run and
+#                 the first inconclusive one is kept (since "unchanged" is
+#                 decided at a miss rate, cpu-half mostly passes)
 #   improvement   base = alloc-sprintf applied, head = the clean service
 #   endpoint      head = one route waits 2 ms (testdata/real/slow-report.patch):
 #                 /report's latency regresses on its own (and, measured, CPU)
@@ -104,8 +109,18 @@ for s in "${scenarios[@]}"; do
     ;;
   inconclusive)
     sed 's/^pairs: .*/pairs: 12                      # fixed: no look after the first/' "$root/examples/perfgate.yml" > "$work/inconclusive.yml"
-    base=$(repo inconclusive "$root/examples/regressions/power/cpu-half.patch" "$work/inconclusive.yml")
-    gate inconclusive "$base"
+    sed 's/^+const plantedHashes = 5$/+const plantedHashes = 3/' "$root/examples/regressions/power/cpu-threshold.patch" > "$work/cpu-3.patch"
+    grep -q '^+const plantedHashes = 3$' "$work/cpu-3.patch" || { echo "goldens: cpu-threshold.patch no longer sets plantedHashes = 5" >&2; exit 1; }
+    base=$(repo inconclusive "$work/cpu-3.patch" "$work/inconclusive.yml")
+    verdict=
+    for try in 1 2 3 4; do
+      rm -rf "$work/results-inconclusive"
+      gate inconclusive "$base"
+      verdict=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["verdict"])' "$work/results-inconclusive/report.json")
+      [ "$verdict" = inconclusive ] && break
+      echo "goldens: inconclusive: gate $try of 4 ended $verdict" >&2
+    done
+    [ "$verdict" = inconclusive ] || { echo "goldens: inconclusive: none of 4 gates at the threshold ended inconclusive" >&2; exit 1; }
     ;;
   improvement)
     repo improvement "$root/examples/regressions/alloc-sprintf.patch" >/dev/null

@@ -54,7 +54,7 @@ func TestMethod(t *testing.T) {
 		want string
 	}{
 		{"a real A/A duet", duetReport(t),
-			"Measured as a duet: 14 rounds of 5s (base and head at the same time on the same CPUs), per-round spread 1.0%, could detect ≥ 2.4% (1.9% to 2.7%) CPU/request."},
+			"Measured as a duet: 14 rounds of 5s (base and head at the same time on the same CPUs), per-round spread 0.7%, could detect ≥ 2.0% (1.7% to 2.1%) CPU/request."},
 		{"duet", detectable(pairsReport("duet", []float64{1.01, 1.02, 1.00, 1.01}, nil), 0.012),
 			"Measured as a duet: 4 rounds of 10s (base and head at the same time on the same CPUs), per-round spread 0.8%, could detect ≥ 1.2% CPU/request."},
 		{"duet with an invalid round replaced", detectable(pairsReport("duet", []float64{1.01, 1.02, 1.00, 1.01, 1.01}, map[int]string{2: "OOM-killed"}), 0.012),
