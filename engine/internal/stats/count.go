@@ -262,10 +262,11 @@ func countEstimate(c countData, lowAlpha, highAlpha float64) Estimate {
 	if c.headExposure <= 0 || c.baseExposure <= 0 {
 		return Estimate{}
 	}
+	high, _ := c.upperBound(highAlpha)
 	return Estimate{
 		Center: c.difference(),
 		Low:    c.lowerBound(lowAlpha),
-		High:   -c.swapped().lowerBound(highAlpha),
+		High:   high,
 		Level:  1 - lowAlpha - highAlpha,
 	}
 }

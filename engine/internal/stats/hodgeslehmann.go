@@ -40,21 +40,20 @@ func hodgesLehmann(d []float64, lowAlpha, highAlpha float64) Estimate {
 // estimate is hodgesLehmann from the Walsh averages of n differences,
 // which it reorders.
 func estimate(walsh []float64, n int, lowAlpha, highAlpha float64) Estimate {
-	m := len(walsh)
 	e := Estimate{Center: medianOf(walsh)}
 	kLow, tailLow := criticalCount(n, lowAlpha)
-	kHigh, tailHigh := criticalCount(n, highAlpha)
-	e.Low, e.High = selectNth(walsh, kLow), selectNth(walsh, m-1-kHigh)
+	high, tailHigh := upperBound(walsh, n, highAlpha)
+	e.Low, e.High = selectNth(walsh, kLow), high
 	e.Level = 1 - tailLow - tailHigh
 	return e
 }
 
 // upperBound is the one-sided upper bound of the centre at level alpha
-// from the Walsh averages of n differences (which it reorders), and its
-// coverage: below 1-alpha when n pairs cannot reach alpha.
-func upperBound(walsh []float64, n int, alpha float64) (bound, coverage float64) {
+// from the Walsh averages of n differences (which it reorders), and the
+// tail it holds at: above alpha when n pairs cannot reach alpha.
+func upperBound(walsh []float64, n int, alpha float64) (bound, tail float64) {
 	k, tail := criticalCount(n, alpha)
-	return selectNth(walsh, len(walsh)-1-k), 1 - tail
+	return selectNth(walsh, len(walsh)-1-k), tail
 }
 
 // walshAverages appends the n(n+1)/2 averages (d_i+d_j)/2, i<=j, to buf.

@@ -303,8 +303,8 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		case r.Scale == Count:
 			r.RuledOutAbove, r.RuledOutLevel = counts[i].upperBound(passLevel)
 		default:
-			bound, level := upperBound(walsh, r.Pairs, passLevel)
-			r.RuledOutAbove, r.RuledOutLevel = r.toScale(bound), level
+			bound, tail := upperBound(walsh, r.Pairs, passLevel)
+			r.RuledOutAbove, r.RuledOutLevel = r.toScale(bound), 1-tail
 		}
 		r.Outcome = outcome(r, rejectedUp[i], rejectedDown[i], 1-passLevel)
 		switch {

@@ -208,8 +208,8 @@ func Describe(m report.Metric) string {
 	if m.Outcome == stats.Inconclusive && m.Detectable == nil {
 		s += fmt.Sprintf("; %d pairs cannot reach significance at this alpha", m.Pairs)
 	}
-	if bound, level := m.PassBound(); m.Outcome == stats.Inconclusive && m.RuledOutLevel > 0 && bound > m.Threshold {
-		s += fmt.Sprintf("; a rise up to %s not ruled out at %s", c.FormatChange(bound), metric.Percent(level))
+	if m.Outcome == stats.Inconclusive && m.RuledOutLevel > 0 && m.RuledOutAbove > m.Threshold {
+		s += fmt.Sprintf("; a rise up to %s not ruled out at %s", c.FormatChange(m.RuledOutAbove), metric.Percent(m.RuledOutLevel))
 	}
 	return s
 }
