@@ -272,13 +272,14 @@ func countEstimate(c countData, lowAlpha, highAlpha float64) Estimate {
 }
 
 // upperBound is the one-sided upper bound of the difference at level
-// alpha, and its coverage; zero for both with no exposure on a side, as
-// countEstimate.
-func (c countData) upperBound(alpha float64) (bound, coverage float64) {
+// alpha and the tail it holds at, as the Walsh upperBound returns them:
+// alpha, or a bound of zero that holds at no level (a tail of 1) with no
+// exposure on a side, as countEstimate.
+func (c countData) upperBound(alpha float64) (bound, tail float64) {
 	if c.headExposure <= 0 || c.baseExposure <= 0 {
-		return 0, 0
+		return 0, 1
 	}
-	return -c.swapped().lowerBound(alpha), 1 - alpha
+	return -c.swapped().lowerBound(alpha), alpha
 }
 
 // countDetectable is a Count metric's Detectable, its range and its

@@ -298,12 +298,13 @@ func outcomes(inputs []Input, p Plan, n int, detect func(Input) bool) []Result {
 		if missRate == 0 {
 			passLevel = highLevel[i]
 		}
-		switch {
-		case r.Pairs == 0 || r.Scale == Binary:
-		case r.Scale == Count:
-			r.RuledOutAbove, r.RuledOutLevel = counts[i].upperBound(passLevel)
-		default:
-			bound, tail := upperBound(walsh, r.Pairs, passLevel)
+		if r.Pairs > 0 && r.Scale != Binary {
+			var bound, tail float64
+			if r.Scale == Count {
+				bound, tail = counts[i].upperBound(passLevel)
+			} else {
+				bound, tail = upperBound(walsh, r.Pairs, passLevel)
+			}
 			r.RuledOutAbove, r.RuledOutLevel = r.toScale(bound), 1-tail
 		}
 		r.Outcome = outcome(r, rejectedUp[i], rejectedDown[i], 1-passLevel)
