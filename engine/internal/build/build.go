@@ -60,7 +60,7 @@ func Build(ctx context.Context, label, tree, pkg string, how report.ServiceBuild
 	if len(how.Command) > 0 {
 		moduleDir, err = customBuild(ctx, label, tree, pkg, how.Command, abs)
 	} else {
-		moduleDir, err = goBuild(ctx, label, tree, pkg, how, abs, 0)
+		moduleDir, err = goBuild(ctx, label, tree, pkg, how, abs, 0, "")
 	}
 	if err != nil {
 		return b, err
@@ -83,6 +83,9 @@ func record(ctx context.Context, b *report.Binary, tree, moduleDir string) error
 		return &Error{Label: label, Command: "go version -m " + abs, Err: fmt.Errorf("%w: not a Go binary with build information", err)}
 	}
 	b.BuildInfo = string(info)
+	// Unreadable only for a format TextBytes does not know: padding
+	// then does not apply, and 0 says so.
+	b.TextBytes, _ = TextBytes(abs)
 	b.Revision, b.Dirty = gitRevision(ctx, tree)
 	b.Module = mainModule(b.BuildInfo)
 	if b.Revision != "" {
@@ -94,8 +97,9 @@ func record(ctx context.Context, b *report.Binary, tree, moduleDir string) error
 
 // goBuild runs go build of pkg in tree to outPath with Flags and how's
 // tags, linker flags and cgo setting, with the layout of layoutSeed when
-// it is not 0 (Layout), and returns the module directory it ran in.
-func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, outPath string, layoutSeed uint64) (string, error) {
+// it is not 0 (Layout) and the files of overlay when it is not "" (Pad),
+// and returns the module directory it ran in.
+func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, outPath string, layoutSeed uint64, overlay string) (string, error) {
 	pkgDir := filepath.Join(tree, pkg)
 	moduleDir, err := moduleRoot(pkgDir)
 	if err != nil {
@@ -111,6 +115,9 @@ func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBui
 	}
 	args := append([]string{"build"}, Flags...)
 	args = append(args, buildFlags(how, layoutSeed)...)
+	if overlay != "" {
+		args = append(args, "-overlay="+overlay)
+	}
 	args = append(args, "-o", abs, "./"+filepath.ToSlash(rel))
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = moduleDir

@@ -26,15 +26,16 @@ import (
 // and cgo setting, with its functions in the order the seed draws (the
 // linker's -randlayout), to outPath. seed is between 1 and 2^63-1: 0 is
 // the linker's "do not randomize". A custom build command cannot be
-// relinked: perfgate.yml refuses it with layout: random.
-func Layout(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, seed uint64, outPath string) error {
+// relinked: perfgate.yml refuses it with layout: random. padding, when
+// not the zero Padding, is the never-run code Pad sized for this side.
+func Layout(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, seed uint64, padding Padding, outPath string) error {
 	if len(how.Command) > 0 {
 		return &Error{Label: label, Command: strings.Join(how.Command, " "), Err: errors.New("a binary built by service.build.command cannot be relinked with a layout per round; use layout: build")}
 	}
 	if seed == 0 {
 		return &Error{Label: label, Command: "go build", Err: errors.New("layout seed 0 means no layout of its own")}
 	}
-	_, err := goBuild(ctx, label, tree, pkg, how, outPath, seed)
+	_, err := goBuild(ctx, label, tree, pkg, how, outPath, seed, padding.overlay)
 	return err
 }
 

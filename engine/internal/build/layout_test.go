@@ -56,7 +56,7 @@ func TestLayoutDrawsAFunctionOrderPerSeed(t *testing.T) {
 	out := t.TempDir()
 	bin := func(name string, seed uint64) string {
 		path := filepath.Join(out, name)
-		if err := Layout(ctx, name, dir, ".", report.ServiceBuild{}, seed, path); err != nil {
+		if err := Layout(ctx, name, dir, ".", report.ServiceBuild{}, seed, Padding{}, path); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.TrimSpace(run(t, "", path)); got != "194" {

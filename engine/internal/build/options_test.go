@@ -45,7 +45,7 @@ func TestTagsAndLDFlagsReachEveryBuild(t *testing.T) {
 		t.Errorf("go version -m does not show the tags:\n%s", b.BuildInfo)
 	}
 	relinked := filepath.Join(t.TempDir(), "svc")
-	if err := Layout(context.Background(), "head", dir, ".", how, 7, relinked); err != nil {
+	if err := Layout(context.Background(), "head", dir, ".", how, 7, Padding{}, relinked); err != nil {
 		t.Fatal(err)
 	}
 	if out := strings.TrimSpace(run(t, "", relinked)); out != "perf v9" {
@@ -80,7 +80,7 @@ func TestCustomCommandWritesOut(t *testing.T) {
 	if !errors.As(err, &be) || !strings.Contains(err.Error(), "wrote no executable file at {out}") {
 		t.Errorf("a command that writes nothing: %v, want a build error naming {out}", err)
 	}
-	if err := Layout(context.Background(), "head", dir, ".", how, 7, filepath.Join(t.TempDir(), "svc")); err == nil {
+	if err := Layout(context.Background(), "head", dir, ".", how, 7, Padding{}, filepath.Join(t.TempDir(), "svc")); err == nil {
 		t.Error("Layout relinked a custom command's build")
 	}
 	if _, err := os.Stat(bin); err != nil {

@@ -251,6 +251,25 @@ type Binary struct {
 	Path      string `json:"path"`
 	// BuildInfo is `go version -m` of the binary.
 	BuildInfo string `json:"build_info"`
+	// TextBytes is the size of the binary's executable code (its text
+	// section), 0 when it could not be read.
+	TextBytes uint64 `json:"text_bytes,omitempty"`
+	// LayoutPadding is the never-run code every relink of layout: random
+	// added to this side so that its text section is as large as the
+	// other side's; nil when it was not padded.
+	LayoutPadding *LayoutPadding `json:"layout_padding,omitempty"`
+}
+
+// LayoutPadding is never-run code added to one side's relinks. The
+// linker's -randlayout scatters the hot functions over the whole text
+// section, so a larger section alone (code added that the load never
+// runs) slows the hot path; padding the smaller side gives both sides
+// the same section size (docs/benchmarks.md, "Layout padding").
+type LayoutPadding struct {
+	// Functions is how many never-run functions were added.
+	Functions int `json:"functions"`
+	// Bytes is how much they grew the text section.
+	Bytes uint64 `json:"bytes"`
 }
 
 // Median is one figure's median over a side's valid runs.

@@ -278,15 +278,17 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 }
 
 // layouts relinks a side's tree with a layout of its own for each round
-// (build.Layout), or is nil with a warning when the toolchain's linker
+// (build.Layout), the smaller side padded to the larger's text size
+// (padLayouts), or is nil with a warning when the toolchain's linker
 // cannot randomize layouts.
 func (g *invocation) layouts(ctx context.Context) func(context.Context, string, uint64, string) error {
 	if !build.LayoutsSupported(ctx) {
 		g.warn("this Go toolchain's linker has no -randlayout (Go 1.23 and later have it): every round runs the one layout of each side's build, and a difference of layout alone (about ±0.6% CPU per request, docs/benchmarks.md) can bias this gate's CPU verdict; build with a newer Go")
 		return nil
 	}
+	padding := g.padLayouts(ctx)
 	return func(ctx context.Context, side string, seed uint64, dst string) error {
-		return build.Layout(ctx, side, g.sources[side], g.cfg.Service.Package, g.cfg.Service.Build, seed, dst)
+		return build.Layout(ctx, side, g.sources[side], g.cfg.Service.Package, g.cfg.Service.Build, seed, padding[side], dst)
 	}
 }
 
