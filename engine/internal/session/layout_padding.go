@@ -12,8 +12,8 @@ import (
 
 // paddingThreshold is the smallest difference of text sections worth
 // padding: under layout: random the example service's CPU per request
-// grew by about 1.5% for 670 KB of never-run code (docs/benchmarks.md,
-// "Layout padding"), so 16 KiB is a few hundredths of a percent, below
+// grew by 0.4% to 1.9% for 670 KB more code (docs/benchmarks.md, "Layout
+// padding"), so 16 KiB is at most a few hundredths of a percent, below
 // anything a gate resolves, and not worth two more builds.
 const paddingThreshold = 16 << 10
 
