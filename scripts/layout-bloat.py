@@ -3,8 +3,9 @@
 file of N never-run functions for a service's main package, each reachable
 only through the one before it, the first from init behind a condition
 that never holds, so that the linker keeps them and no request runs them.
-It grows the text section and nothing else (no data the GC scans, no init
-work).
+It grows the text section and what any code grows with it (the function
+tables of pclntab and the symbol table), and adds no data the GC scans and
+no init work.
 
     python3 scripts/layout-bloat.py 2625 base-copy/cmd/server/zz_pad.go
 

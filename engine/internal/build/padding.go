@@ -10,21 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
-
-// The linker's -randlayout shuffles every function of the binary, hot and
-// cold alike, so a round's hot functions lie scattered over the whole
-// text section: the larger the section, the thinner they lie, and the
-// more instruction-cache and TLB misses each request pays. A pull request
-// that adds code the load never runs (a dependency used at start-up, a
-// cold route) makes the head's section larger and so its hot path slower
-// under layout: random, where the default linker layout keeps each
-// package's functions together and barely moves them (docs/benchmarks.md,
-// "Layout padding"). Padding the smaller side's binary with never-run
-// functions until both text sections are the same size gives both sides
-// the same density, so that only the code that runs is compared.
 
 // PaddingFile is the name of the file padding adds to the service's main
 // package through go build -overlay; the tree itself is never written.
@@ -34,8 +23,23 @@ const PaddingFile = "zz_perfgate_layout_padding.go"
 // holds, to learn how many bytes of text one takes with this toolchain.
 const paddingCalibration = 256
 
-// Padding is never-run code added to one side's build so that its text
-// section is as large as the other side's.
+// PaddingMaxFunctions caps a padding (about 250 bytes each on amd64, so
+// some 5 MB of text): a pull request that adds tens of megabytes of code
+// would otherwise make a generated file the compiler takes minutes over.
+// Beyond it the smaller side is padded part of the way.
+const PaddingMaxFunctions = 20_000
+
+// Padding is never-run code added to one side's relinks so that its text
+// section is as large as the other side's. The linker's -randlayout
+// shuffles every function of the binary, hot and cold alike, so a round's
+// hot functions lie scattered over the whole text section: the larger the
+// section, the thinner they lie, and the more instruction-cache and TLB
+// misses each request pays. A pull request that adds code the load never
+// runs (a dependency used at start-up) makes the head's section larger
+// and, under layout: random, its hot path slower by itself, where the
+// default linker layout keeps each package's functions together
+// (docs/benchmarks.md, "Layout padding"). Padding the smaller side gives
+// both the same size.
 type Padding struct {
 	report.LayoutPadding
 	// overlay is the go build -overlay file that adds the code.
@@ -62,50 +66,49 @@ func TextBytes(path string) (uint64, error) {
 	return 0, fmt.Errorf("%s: neither an ELF nor a Mach-O binary", path)
 }
 
-// Pad builds pkg in tree as Build does, with never-run functions added to
-// its main package until its text section, unpadded bytes in Build's
-// binary, has grown by missing bytes, and returns the padding for Layout's
-// relinks. It builds twice in workDir: once with paddingCalibration
-// functions to learn their size with this toolchain and architecture,
-// once with the number that fills missing. The init function and the
-// alignment between functions make that a little more than missing (0.4%
-// for 100 KB in TestPadGrowsTheTextSectionToTheTarget), against the tens
-// of kilobytes a padding is worth for (paddingThreshold in session).
-func Pad(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, unpadded, missing uint64, workDir string) (Padding, error) {
-	if len(how.Command) > 0 {
-		return Padding{}, &Error{Label: label, Command: strings.Join(how.Command, " "), Err: errors.New("a binary built by service.build.command cannot be padded; use layout: build")}
+// PadRequest is what Pad pads: Package in Tree, built as How says, whose
+// text section is Unpadded bytes in Build's binary and must grow by
+// Missing.
+type PadRequest struct {
+	Label, Tree, Package string
+	How                  report.ServiceBuild
+	Unpadded, Missing    uint64
+}
+
+// Pad builds r's package as Build does, with never-run functions added to
+// its main package until its text section has grown by r.Missing bytes
+// (at most PaddingMaxFunctions of them), and returns the padding for
+// Layout's relinks. It builds twice into binDir, a directory the builds
+// may write: once with paddingCalibration functions to learn their size
+// with this toolchain and architecture, once with the number that fills
+// the gap, to within a fraction of a percent (0.4% of 100 KB in
+// TestPadGrowsTheTextSectionToTheTarget).
+func Pad(ctx context.Context, r PadRequest, binDir string) (Padding, error) {
+	if len(r.How.Command) > 0 {
+		return Padding{}, &Error{Label: r.Label, Command: strings.Join(r.How.Command, " "), Err: errors.New("a binary built by service.build.command cannot be padded; use layout: build")}
 	}
-	sized := func(functions int) (Padding, uint64, error) {
-		p, err := writePadding(tree, pkg, functions, filepath.Join(workDir, fmt.Sprintf("%s.padding-%d", label, functions)))
-		if err != nil {
-			return p, 0, err
-		}
-		out := filepath.Join(workDir, fmt.Sprintf("%s.padded-%d", label, functions))
-		if _, err := goBuild(ctx, label, tree, pkg, how, out, 0, p.overlay); err != nil {
-			return p, 0, err
-		}
-		text, err := TextBytes(out)
-		if err != nil {
-			return p, 0, &Error{Label: label, Command: "read the text section", Err: err}
-		}
-		if text < unpadded {
-			return p, 0, &Error{Label: label, Command: "pad the text section", Err: fmt.Errorf("%d functions of padding shrank it from %d to %d bytes", functions, unpadded, text)}
-		}
-		return p, text - unpadded, nil
+	// The sources are written by perfgate, which may be root, and read by
+	// the builds, which run as the invoking user: a directory of their
+	// own, not binDir, which that user could fill with links.
+	sources, err := os.MkdirTemp(binDir, "padding-")
+	if err != nil {
+		return Padding{}, err
 	}
-	_, grown, err := sized(paddingCalibration)
+	if err := os.Chmod(sources, 0o755); err != nil {
+		return Padding{}, err
+	}
+	_, grown, err := buildPadded(ctx, r, paddingCalibration, sources, binDir)
 	if err != nil {
 		return Padding{}, err
 	}
 	if grown == 0 {
-		return Padding{}, &Error{Label: label, Command: "pad the text section", Err: fmt.Errorf("%d functions of padding added no code", paddingCalibration)}
+		return Padding{}, &Error{Label: r.Label, Command: "pad the text section", Err: fmt.Errorf("%d functions of padding added no code: the overlay did not reach the package", paddingCalibration)}
 	}
-	perFunction := float64(grown) / paddingCalibration
-	functions := int(float64(missing)/perFunction + 0.5)
+	functions := min(int(float64(r.Missing)*paddingCalibration/float64(grown)+0.5), PaddingMaxFunctions)
 	if functions == 0 {
 		return Padding{}, nil
 	}
-	p, grown, err := sized(functions)
+	p, grown, err := buildPadded(ctx, r, functions, sources, binDir)
 	if err != nil {
 		return Padding{}, err
 	}
@@ -113,11 +116,41 @@ func Pad(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, 
 	return p, nil
 }
 
+// buildPadded builds r's package with n functions of padding (the sources
+// in sourceDir, the binary in binDir, removed once measured) and returns
+// the padding and how much it grew the text section.
+func buildPadded(ctx context.Context, r PadRequest, n int, sourceDir, binDir string) (Padding, uint64, error) {
+	p, err := writePadding(r.Tree, r.Package, n, filepath.Join(sourceDir, fmt.Sprintf("%s-%d", r.Label, n)))
+	if err != nil {
+		return Padding{}, 0, err
+	}
+	out := filepath.Join(binDir, fmt.Sprintf("%s.padded-%d", r.Label, n))
+	defer os.Remove(out)
+	if _, err := goBuild(ctx, r.Label, r.Tree, r.Package, r.How, out, 0, p.overlay); err != nil {
+		return Padding{}, 0, err
+	}
+	text, err := TextBytes(out)
+	if err != nil {
+		return Padding{}, 0, &Error{Label: r.Label, Command: "read the text section", Err: err}
+	}
+	if text < r.Unpadded {
+		return Padding{}, 0, &Error{Label: r.Label, Command: "pad the text section", Err: fmt.Errorf("%d functions of padding shrank it from %d to %d bytes", n, r.Unpadded, text)}
+	}
+	return p, text - r.Unpadded, nil
+}
+
 // writePadding writes the padding source of n functions and the overlay
-// that adds it to tree's pkg as PaddingFile, under prefix.
+// that adds it to tree's pkg as PaddingFile, under prefix. The overlay
+// names the package directory with its symbolic links resolved: the go
+// command finds the package from its working directory as the kernel
+// reports it, and an overlay for another spelling of the path would not
+// apply.
 func writePadding(tree, pkg string, n int, prefix string) (Padding, error) {
 	pkgDir, err := filepath.Abs(filepath.Join(tree, pkg))
 	if err != nil {
+		return Padding{}, err
+	}
+	if pkgDir, err = filepath.EvalSymlinks(pkgDir); err != nil {
 		return Padding{}, err
 	}
 	target := filepath.Join(pkgDir, PaddingFile)
@@ -125,7 +158,7 @@ func writePadding(tree, pkg string, n int, prefix string) (Padding, error) {
 		return Padding{}, fmt.Errorf("%s exists: the overlay would replace the service's own file of that name; rename it", target)
 	}
 	source := prefix + ".go"
-	if err := os.WriteFile(source, paddingSource(n), 0o644); err != nil {
+	if err := writeNew(source, paddingSource(n)); err != nil {
 		return Padding{}, err
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {target: source}})
@@ -133,7 +166,21 @@ func writePadding(tree, pkg string, n int, prefix string) (Padding, error) {
 		return Padding{}, err
 	}
 	p := Padding{LayoutPadding: report.LayoutPadding{Functions: n}, overlay: prefix + ".overlay.json"}
-	return p, os.WriteFile(p.overlay, overlay, 0o644)
+	return p, writeNew(p.overlay, overlay)
+}
+
+// writeNew creates path, which must not exist yet, readable by every user
+// whatever the umask (the builds may run as another user).
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	return errors.Join(err, f.Close())
 }
 
 // paddingSource is a file of package main with n functions the linker
@@ -145,8 +192,9 @@ func writePadding(tree, pkg string, n int, prefix string) (Padding, error) {
 // collector would scan. Names start with perfgatePadding to stay clear of
 // the service's own.
 func paddingSource(n int) []byte {
-	// Constants of one encoded size (32-bit immediates) make every
-	// function the same size, so the calibration's measures all of them.
+	// Constants of one encoded size (32-bit immediates on amd64) and one
+	// divisor keep the functions of about one size, so that the
+	// calibration's size holds for all of them.
 	const big = 1 << 20
 	var b strings.Builder
 	b.WriteString(`// Code generated by perfgate (layout padding); DO NOT EDIT.
@@ -179,7 +227,7 @@ func perfgatePadding%[1]d(x int) int {
 	case 2:
 		x = (x << 3) - %[5]d
 	case 3:
-		x = x/%[6]d + %[10]d
+		x = x/7 + %[6]d
 	case 4:
 		x = x*x - %[7]d
 	case 5:
@@ -189,7 +237,7 @@ func perfgatePadding%[1]d(x int) int {
 	}
 	return x
 }
-`, i, big+i, big+7*i, big+13*i, big+i+11, i%9+2, big+3*i, big+17*i, next, big+5*i)
+`, i, big+i, big+7*i, big+13*i, big+i+11, big+5*i, big+3*i, big+17*i, next)
 	}
 	return []byte(b.String())
 }

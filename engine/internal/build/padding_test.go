@@ -27,7 +27,7 @@ func TestPadGrowsTheTextSectionToTheTarget(t *testing.T) {
 		t.Fatal("Build recorded no text size")
 	}
 	const missing = 100_000
-	p, err := Pad(ctx, "base", dir, ".", report.ServiceBuild{}, built.TextBytes, missing, work)
+	p, err := Pad(ctx, PadRequest{Label: "base", Tree: dir, Package: ".", Unpadded: built.TextBytes, Missing: missing}, work)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +40,9 @@ func TestPadGrowsTheTextSectionToTheTarget(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, PaddingFile)); !os.IsNotExist(err) {
 		t.Errorf("the padding was written into the tree (%v): it belongs in the overlay only", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(work, "base.padded-*")); len(left) > 0 {
+		t.Errorf("the padded builds %v were left behind once measured", left)
 	}
 	for _, seed := range []uint64{11, 12} {
 		bin := filepath.Join(work, "relinked")
@@ -67,7 +70,7 @@ func TestPadGrowsTheTextSectionToTheTarget(t *testing.T) {
 // TestPadRefusesACustomBuildCommand: a binary perfgate does not build
 // cannot be padded.
 func TestPadRefusesACustomBuildCommand(t *testing.T) {
-	_, err := Pad(context.Background(), "head", t.TempDir(), ".", report.ServiceBuild{Command: []string{"make"}}, 1, 1<<20, t.TempDir())
+	_, err := Pad(context.Background(), PadRequest{Label: "head", Tree: t.TempDir(), Package: ".", How: report.ServiceBuild{Command: []string{"make"}}, Unpadded: 1, Missing: 1 << 20}, t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "layout: build") {
 		t.Errorf("Pad with a build command: %v, want an error that points to layout: build", err)
 	}

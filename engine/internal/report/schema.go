@@ -252,7 +252,7 @@ type Binary struct {
 	// BuildInfo is `go version -m` of the binary.
 	BuildInfo string `json:"build_info"`
 	// TextBytes is the size of the binary's executable code (its text
-	// section), 0 when it could not be read.
+	// section), absent when it could not be read.
 	TextBytes uint64 `json:"text_bytes,omitempty"`
 	// LayoutPadding is the never-run code every relink of layout: random
 	// added to this side so that its text section is as large as the

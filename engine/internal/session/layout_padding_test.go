@@ -25,7 +25,7 @@ func programWithExtraCode(t *testing.T, extra int) string {
 	var src strings.Builder
 	src.WriteString("package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\n")
 	for i := range extra {
-		fmt.Fprintf(&src, "//go:noinline\nfunc extra%d(x int) int { for j := 0; j < x; j++ { x = x*%d ^ (x >> 3) + %d }; return x }\n\n", i, i+1<<20, 7*i+1<<20)
+		fmt.Fprintf(&src, "//go:noinline\nfunc extra%d(x int) int { for j := 0; j < x; j++ { x = x*%d ^ (x >> 3) + %d }; return x }\n\n", i, 1<<20+i, 1<<20+7*i)
 	}
 	src.WriteString("func main() {\n\tif len(os.Args) > 1<<20 {\n")
 	for i := range extra {
@@ -60,45 +60,66 @@ func gateWithTrees(t *testing.T, base, head string) (*invocation, *bytes.Buffer)
 	return g, &stdout
 }
 
-// TestPadLayoutsPadsTheSmallerSide: a head with about 50 KB more code
-// makes base's relinks padded to head's text size, recorded in the
-// report and said on the terminal; head is left as built.
+// TestPadLayoutsPadsTheSmallerSide: a side with about 50 KB more code
+// makes the other side's relinks padded to its text size, recorded in the
+// report and said on the terminal, whichever side is the smaller; every
+// relink layouts hands the experiment then has about one size.
 func TestPadLayoutsPadsTheSmallerSide(t *testing.T) {
-	g, stdout := gateWithTrees(t, programWithExtraCode(t, 0), programWithExtraCode(t, 250))
-	base, head := g.rep.Build.Base.TextBytes, g.rep.Build.Head.TextBytes
-	if head-base < paddingThreshold {
-		t.Fatalf("head's text is only %d bytes larger than base's (%d): the fixture must exceed the threshold", head-base, base)
-	}
-	padding := g.padLayouts(context.Background())
-	p, ok := padding[experiment.Base]
-	if !ok || len(padding) != 1 {
-		t.Fatalf("padding %+v, want base's alone (warnings %q)", padding, g.rep.Warnings)
-	}
-	if got := g.rep.Build.Base.LayoutPadding; got == nil || *got != p.LayoutPadding || g.rep.Build.Head.LayoutPadding != nil {
-		t.Errorf("report: base padding %+v, head %+v; want base's %+v alone", got, g.rep.Build.Head.LayoutPadding, p.LayoutPadding)
-	}
-	if missing := float64(head - base); float64(p.Bytes) < 0.98*missing || float64(p.Bytes) > 1.02*missing {
-		t.Errorf("padding of %d bytes for a difference of %.0f", p.Bytes, missing)
-	}
-	relinked := filepath.Join(t.TempDir(), "base")
-	if err := build.Layout(context.Background(), experiment.Base, g.sources[experiment.Base], ".", g.cfg.Service.Build, 99, p, relinked); err != nil {
-		t.Fatal(err)
-	}
-	if text, err := build.TextBytes(relinked); err != nil || float64(text) < 0.97*float64(head) || float64(text) > 1.03*float64(head) {
-		t.Errorf("base relinked with its padding: text %d bytes (%v), want about head's %d", text, err, head)
-	}
-	if want := fmt.Sprintf("each round's relink of base adds %d never-run functions", p.Functions); !strings.Contains(stdout.String(), want) {
-		t.Errorf("terminal:\n%s\nwant it to say %q", stdout, want)
+	for _, c := range []struct {
+		small, large string
+		base, head   int // extra functions
+	}{
+		{experiment.Base, experiment.Head, 0, 250},
+		{experiment.Head, experiment.Base, 250, 0},
+	} {
+		t.Run(c.small+" smaller", func(t *testing.T) {
+			g, stdout := gateWithTrees(t, programWithExtraCode(t, c.base), programWithExtraCode(t, c.head))
+			sides := map[string]*report.Binary{experiment.Base: &g.rep.Build.Base, experiment.Head: &g.rep.Build.Head}
+			from, to := sides[c.small].TextBytes, sides[c.large].TextBytes
+			if to < from+paddingThreshold {
+				t.Fatalf("%s's text is %d bytes, %s's %d: the fixture must differ by more than the threshold", c.large, to, c.small, from)
+			}
+			relink := g.layouts(context.Background())
+			if relink == nil {
+				t.Fatal("no relinks: this toolchain's linker has no -randlayout")
+			}
+			padding := sides[c.small].LayoutPadding
+			if padding == nil || sides[c.large].LayoutPadding != nil {
+				t.Fatalf("report: %s padding %+v, %s %+v; want %s's alone (warnings %q)", c.small, padding, c.large, sides[c.large].LayoutPadding, c.small, g.rep.Warnings)
+			}
+			if missing := float64(to - from); float64(padding.Bytes) < 0.98*missing || float64(padding.Bytes) > 1.02*missing {
+				t.Errorf("padding of %d bytes for a difference of %.0f", padding.Bytes, missing)
+			}
+			for _, side := range []string{experiment.Base, experiment.Head} {
+				bin := filepath.Join(t.TempDir(), side)
+				if err := relink(context.Background(), side, 99, bin); err != nil {
+					t.Fatal(err)
+				}
+				if text, err := build.TextBytes(bin); err != nil || float64(text) < 0.97*float64(to) || float64(text) > 1.03*float64(to) {
+					t.Errorf("%s relinked: text %d bytes (%v), want about %s's %d", side, text, err, c.large, to)
+				}
+			}
+			if want := fmt.Sprintf("each round's relink of %s adds %d never-run functions", c.small, padding.Functions); !strings.Contains(stdout.String(), want) {
+				t.Errorf("terminal:\n%s\nwant it to say %q", stdout, want)
+			}
+		})
 	}
 }
 
-// TestPadLayoutsLeavesSidesOfOneSizeAlone: the same program on both sides
-// needs no padding and builds nothing more.
-func TestPadLayoutsLeavesSidesOfOneSizeAlone(t *testing.T) {
-	tree := programWithExtraCode(t, 3)
-	g, _ := gateWithTrees(t, tree, tree)
+// TestPadLayoutsLeavesSmallDifferencesAlone: a head a few KB larger than
+// base, below paddingThreshold, is relinked unpadded, and nothing is built
+// for it.
+func TestPadLayoutsLeavesSmallDifferencesAlone(t *testing.T) {
+	g, _ := gateWithTrees(t, programWithExtraCode(t, 0), programWithExtraCode(t, 10))
+	base, head := g.rep.Build.Base.TextBytes, g.rep.Build.Head.TextBytes
+	if head <= base || head-base >= paddingThreshold {
+		t.Fatalf("head's text %d bytes, base's %d: the fixture must differ, by less than the threshold", head, base)
+	}
 	if padding := g.padLayouts(context.Background()); padding != nil || g.rep.Build.Base.LayoutPadding != nil {
-		t.Errorf("padding %+v for two builds of one tree", padding)
+		t.Errorf("padding %+v for %d bytes of difference", padding, head-base)
+	}
+	if built, _ := filepath.Glob(filepath.Join(filepath.Dir(g.rep.Build.Base.Path), "padding-*")); len(built) > 0 {
+		t.Errorf("padding sources %v written for a difference below the threshold", built)
 	}
 }
 
