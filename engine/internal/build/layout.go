@@ -29,8 +29,8 @@ import (
 // relinked: perfgate.yml refuses it with layout: random. padding, when
 // not the zero Padding, is the never-run code Pad sized for this side.
 func Layout(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, seed uint64, padding Padding, outPath string) error {
-	if len(how.Command) > 0 {
-		return &Error{Label: label, Command: strings.Join(how.Command, " "), Err: errors.New("a binary built by service.build.command cannot be relinked with a layout per round; use layout: build")}
+	if err := refuseBuildCommand(label, how, "relinked with a layout per round"); err != nil {
+		return err
 	}
 	if seed == 0 {
 		return &Error{Label: label, Command: "go build", Err: errors.New("layout seed 0 means no layout of its own")}
@@ -57,4 +57,14 @@ func LayoutsSupported(ctx context.Context) bool {
 	// -help exits 2 after printing the usage: only the text tells.
 	_ = cmd.Run()
 	return strings.Contains(out.String(), "-randlayout")
+}
+
+// refuseBuildCommand is the error for a binary that service.build.command
+// builds, which perfgate cannot rebuild as what says (relink it, pad it);
+// nil when go build builds it.
+func refuseBuildCommand(label string, how report.ServiceBuild, what string) error {
+	if len(how.Command) == 0 {
+		return nil
+	}
+	return &Error{Label: label, Command: strings.Join(how.Command, " "), Err: errors.New("a binary built by service.build.command cannot be " + what + "; use layout: build")}
 }

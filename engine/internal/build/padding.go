@@ -84,8 +84,8 @@ type PadRequest struct {
 // the gap, to within a fraction of a percent (0.4% of 100 KB in
 // TestPadGrowsTheTextSectionToTheTarget).
 func Pad(ctx context.Context, r PadRequest, binDir string) (Padding, error) {
-	if len(r.How.Command) > 0 {
-		return Padding{}, &Error{Label: r.Label, Command: strings.Join(r.How.Command, " "), Err: errors.New("a binary built by service.build.command cannot be padded; use layout: build")}
+	if err := refuseBuildCommand(r.Label, r.How, "padded"); err != nil {
+		return Padding{}, err
 	}
 	// The sources are written by perfgate, which may be root, and read by
 	// the builds, which run as the invoking user: a directory of their
