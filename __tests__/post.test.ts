@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { recorded, reset } from './support/core-fake.js'
+import { sharedEngine } from './support/shared-engine.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
 const { alive, post, stopEngine, sweepArgs } = await import('../src/post.js')
-const { buildFreshEngine } = await import('../src/engine.js')
 const state = await import('../src/state.js')
 
 // A real process named perfgate (a copy of sleep) stands in for an engine
@@ -137,12 +137,11 @@ describe("post runs the engine's sweep", () => {
   const bin = path.join(tmp, 'bin')
   const calls = path.join(tmp, 'kind-calls.log')
 
-  beforeAll(async () => {
-    // As the Action builds it (Go's cache holds it after scripts/test.sh),
-    // and without blocking the vitest worker (see history-branch.test.ts).
-    engine = asUser((await buildFreshEngine(path.resolve(import.meta.dirname, '..'), tmp)).path)
+  beforeAll(() => {
+    // The suite's one build of the engine, as the Action builds it.
+    engine = asUser(sharedEngine())
     mkdirSync(bin, { recursive: true })
-  }, 600_000)
+  })
 
   function fakeKind(clusters: string[], deleteExit = 0): void {
     writeFileSync(

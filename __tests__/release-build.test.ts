@@ -1,7 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
+import { promisify } from 'node:util'
 import * as prettier from 'prettier'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startReleaseServer, type ReleaseServer } from './support/release-server.js'
@@ -30,10 +31,15 @@ describe.skipIf(!asset)('scripts/release-build.sh', () => {
     tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-release-build-'))
     out = path.join(tmp, 'v0.0.0')
     toolchain = (await engineToolchain(path.join(repo, 'engine'), process.env)).env.GOTOOLCHAIN
-    execFileSync('bash', [path.join(repo, 'scripts/release-build.sh'), '0.0.0', out, `linux/${asset?.replace('perfgate-linux-', '')}`], {
-      env: { ...process.env, PERFGATE_RELEASE_GOTOOLCHAIN: toolchain },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    // Not execFileSync: a build the machine makes slow must not block this
+    // worker past vitest's fixed 60 s limit on its calls to the main process.
+    await promisify(execFile)(
+      'bash',
+      [path.join(repo, 'scripts/release-build.sh'), '0.0.0', out, `linux/${asset?.replace('perfgate-linux-', '')}`],
+      {
+        env: { ...process.env, PERFGATE_RELEASE_GOTOOLCHAIN: toolchain },
+      },
+    )
     server = await startReleaseServer(tmp)
   }, 600_000)
   afterAll(async () => {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
@@ -6,6 +5,7 @@ import { strToU8, zipSync } from 'fflate'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { recorded, reset } from './support/core-fake.js'
 import { FakeGitHub } from './support/fake-github.js'
+import { sharedEngine } from './support/shared-engine.js'
 
 vi.mock('@actions/core', () => import('./support/core-fake.js'))
 const { labelChanged, reuseEarlierGate, withNote } = await import('../src/reuse-gate.js')
@@ -34,14 +34,13 @@ const saved = { ...process.env }
 
 beforeAll(() => {
   tmp = mkdtempSync(path.join(tmpdir(), 'perfgate-reuse-'))
-  const real = path.join(tmp, 'perfgate-real')
-  execFileSync('go', ['build', '-o', real, './cmd/perfgate'], { cwd: path.join(import.meta.dirname, '../engine'), stdio: 'inherit' })
+  const real = sharedEngine()
   engineLog = path.join(tmp, 'engine.log')
   engine = path.join(tmp, 'perfgate')
   // Only `perfgate report` reaches the engine; anything else is recorded and fails.
   writeFileSync(engine, `#!/bin/sh\necho "$1" >> '${engineLog}'\n[ "$1" = report ] || exit 3\nexec '${real}' "$@"\n`)
   chmodSync(engine, 0o755)
-}, 300_000)
+})
 afterAll(() => {
   for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
   Object.assign(process.env, saved)
