@@ -5,6 +5,8 @@
 # when dockerd is missing. Stop it with down.sh, which also removes the
 # bridge and the iptables rules dockerd adds. Run as root.
 set -euo pipefail
+# shellcheck source=scripts/lib/poll.sh
+. "$(dirname "$0")/../lib/poll.sh"
 state=/run/perfgate-docker
 sock=unix://$state.sock
 if [ -S "$state.sock" ] && DOCKER_HOST=$sock docker info >/dev/null 2>&1; then
@@ -37,13 +39,10 @@ if [ "$(awk '/^CapBnd:/ {print $2}' /proc/self/status)" != "$(printf '%016x' $((
 fi
 dockerd --data-root /var/lib/perfgate-docker --exec-root "$state/exec" --pidfile "$state.pid" \
   -H "$sock" "${runtime[@]}" >"$state/dockerd.log" 2>&1 &
-for _ in $(seq 60); do
-  if DOCKER_HOST=$sock docker info >/dev/null 2>&1; then
-    echo "DOCKER_HOST=$sock"
-    exit 0
-  fi
-  sleep 0.5
-done
-echo "docker/up.sh: dockerd did not answer within 30 s; its log:" >&2
+if poll 180 env DOCKER_HOST="$sock" docker info; then
+  echo "DOCKER_HOST=$sock"
+  exit 0
+fi
+echo "docker/up.sh: dockerd did not answer within 180 s; its log:" >&2
 tail -20 "$state/dockerd.log" >&2
 exit 1

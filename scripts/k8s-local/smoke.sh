@@ -38,7 +38,7 @@ rm -rf "$work"
 
 t0=$(date +%s.%N)
 smoke_manifest 1 | kc apply -f - >/dev/null
-check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=90s
+check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=300s
 # A server-side dry run of a change: admitted and reported, not applied.
 dry_run() {
   local out
@@ -58,11 +58,11 @@ cg=$(find /sys/fs/cgroup/cpu"$cgroup_root" -type d -name "$cid" 2>/dev/null | he
 check "container cgroup cpu.cfs_quota_us = 25000" grep -qx 25000 "$cg/cpu.cfs_quota_us"
 check "container cgroup memory.limit_in_bytes = 64Mi" grep -qx 67108864 "${cg/\/cpu\//\/memory\/}/memory.limit_in_bytes"
 # kube-proxy programs the Service a moment after the endpoint is ready.
-for _ in $(seq 20); do curl -fsS --max-time 1 "http://$cip/" >/dev/null 2>&1 && break; sleep 0.5; done
+poll 120 curl -fsS --max-time 1 "http://$cip/" || true
 check "ClusterIP $cip answers from the host" curl -fsS --max-time 5 "http://$cip/"
 
 smoke_client_job "http://$cip/"
-check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=60s
+check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=300s
 job_logs() {
   local logs
   logs=$(kc -n "$ns" logs job/smoke-client) && grep '200 OK' <<<"$logs"
@@ -78,7 +78,7 @@ port=$((20000 + RANDOM % 10000))
 # kubectl itself in the background, not the kc function: $! must be its pid.
 "$bin/kubectl" --kubeconfig "$kubeconfig" -n "$ns" port-forward "pod/$pod" "$port:8080" >/dev/null 2>&1 &
 pf_pid=$!
-for _ in $(seq 40); do curl -fsS --max-time 1 "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.25; done
+poll 120 curl -fsS --max-time 1 "http://127.0.0.1:$port/" || true
 check "kubectl port-forward" curl -fsS --max-time 5 "http://127.0.0.1:$port/"
 kill "$pf_pid" 2>/dev/null
 pf_pid=
@@ -88,7 +88,7 @@ check "API server proxy to the Service" kc get --raw "/api/v1/namespaces/$ns/ser
 # Two cores' worth of demand against a 250m limit: throttled for sure.
 for _ in 1 2 3 4; do curl -fsS --max-time 10 "http://$cip/burn?ms=400" >/dev/null & done
 wait
-for _ in $(seq 20); do throttled >/dev/null 2>&1 && break; sleep 1; done
+poll 120 throttled || true
 check "cAdvisor metrics: container_cpu_cfs_throttled_periods_total > 0 with pod labels" throttled
 job_node() { [ "$(kc -n "$ns" get pods -l job-name=smoke-client -o jsonpath='{.items[0].spec.nodeName}')" = "$node_name" ]; }
 check "the Job ran on $node_name" job_node

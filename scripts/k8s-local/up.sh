@@ -17,6 +17,8 @@ started=$(date +%s)
 # --- packages ---------------------------------------------------------------
 # shellcheck source=scripts/lib/apt.sh
 . "$here/../lib/apt.sh"
+# shellcheck source=scripts/lib/poll.sh
+. "$here/../lib/poll.sh"
 install_missing containerd:containerd containerd-shim-runc-v2:containerd ctr:containerd runc:runc \
   iptables:iptables ip:iproute2 openssl:openssl conntrack:conntrack curl:curl
 command -v go >/dev/null || { log "Go is needed to build Kubernetes; install Go 1.23 or newer"; exit 1; }
@@ -262,7 +264,7 @@ start() {
   log "starting $name"
   setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$state/run/$name.pid" "$@" \
     >>"$state/logs/$name.log" 2>&1 </dev/null &
-  for _ in $(seq 50); do [ -s "$state/run/$name.pid" ] && break; sleep 0.02; done
+  poll 60 test -s "$state/run/$name.pid" || true
 }
 # wait_for WHAT SECONDS COMMAND...: polls COMMAND until it succeeds.
 wait_for() {
@@ -285,7 +287,7 @@ ctr_() { ctr --address "$containerd_sock" --namespace k8s.io "$@"; }
 kc() { "$kubectl" --kubeconfig "$kubeconfig" "$@"; }
 
 start containerd containerd --config "$state/containerd/config.toml"
-wait_for "containerd" 30 containerd ctr_ version
+wait_for "containerd" 120 containerd ctr_ version
 if ! ctr_ images ls -q | grep -x "$pause_ref" >/dev/null; then
   ctr_ images import --platform "linux/$(go env GOARCH)" "$pause_tar" >&2
 fi
@@ -294,7 +296,7 @@ start etcd "$etcd" --name "$node_name" --data-dir "$state/etcd" \
   --listen-client-urls "$etcd_client" --advertise-client-urls "$etcd_client" \
   --listen-peer-urls "$etcd_peer" --initial-advertise-peer-urls "$etcd_peer" \
   --initial-cluster "$node_name=$etcd_peer" --log-level warn
-wait_for "etcd" 30 etcd curl -fsS "$etcd_client/health"
+wait_for "etcd" 120 etcd curl -fsS "$etcd_client/health"
 
 start kube-apiserver "$bin/kube-apiserver" \
   --etcd-servers="$etcd_client" \
@@ -310,7 +312,7 @@ start kube-apiserver "$bin/kube-apiserver" \
   --kubelet-certificate-authority="$pki/ca.crt" \
   --kubelet-preferred-address-types=InternalIP,Hostname \
   --allow-privileged=true
-wait_for "kube-apiserver /readyz" 90 kube-apiserver kc get --raw /readyz
+wait_for "kube-apiserver /readyz" 300 kube-apiserver kc get --raw /readyz
 
 start kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig="$state/controller-manager.kubeconfig" \
@@ -337,8 +339,8 @@ start kube-proxy "$bin/kube-proxy" --config="$state/kube-proxy.yaml"
 node_ready() {
   [ "$(kc get node "$node_name" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]
 }
-wait_for "node $node_name to be Ready" 120 kubelet node_ready
-wait_for "the default service account" 60 kube-controller-manager kc -n default get serviceaccount default
+wait_for "node $node_name to be Ready" 300 kubelet node_ready
+wait_for "the default service account" 180 kube-controller-manager kc -n default get serviceaccount default
 for c in "${components[@]}"; do
   pid_of "$c" >/dev/null || { log "$c is not running; the end of $state/logs/$c.log:"; tail -25 "$state/logs/$c.log" >&2; exit 1; }
 done

@@ -25,6 +25,8 @@ repo=$(cd "$here/../.." && pwd)
 log() { echo "kind/build.sh: $*" >&2; }
 # shellcheck source=scripts/lib/apt.sh
 . "$repo/scripts/lib/apt.sh"
+# shellcheck source=scripts/lib/poll.sh
+. "$repo/scripts/lib/poll.sh"
 [ "$(id -u)" = 0 ] || { log "run me as root: mmdebstrap builds the node's root file system as root"; exit 1; }
 command -v go >/dev/null || { log "go is not on PATH"; exit 1; }
 docker info >/dev/null 2>&1 || { log "no Docker engine answers at DOCKER_HOST=${DOCKER_HOST:-}; start one with scripts/docker/up.sh"; exit 1; }
@@ -207,7 +209,7 @@ import_dir "$root" "$base"
 log "importing ${#images[@]} images into the node's containerd"
 builder=$(docker run -d --entrypoint=sleep "$base" infinity)
 docker exec "$builder" bash -c 'nohup containerd >/tmp/containerd.log 2>&1 &'
-for _ in $(seq 50); do docker exec "$builder" ctr version >/dev/null 2>&1 && break; sleep 0.2; done
+poll 120 docker exec "$builder" ctr version || true
 docker exec "$builder" ctr version >/dev/null
 for ref in "${images[@]}"; do
   docker save "$ref" | docker exec -i "$builder" ctr --namespace=k8s.io images import \
@@ -218,7 +220,7 @@ for ref in "${images[@]}"; do
   grep -qx "$ref" <<<"$listed" || { log "the node's containerd lacks $ref after the import"; exit 1; }
 done
 docker exec "$builder" pkill containerd
-for _ in $(seq 50); do docker exec "$builder" pgrep -x containerd >/dev/null || break; sleep 0.2; done
+poll 120 bash -c '! docker exec "$1" pgrep -x containerd' _ "$builder" || true
 docker exec "$builder" rm -f /tmp/containerd.log
 docker commit "$builder" "$image-imported" >/dev/null
 # The node's own settings, as kind's base image has them: the builder ran

@@ -53,8 +53,8 @@ echo "      cluster created in $(($(date +%s) - t0)) s"
 system_pods() {
   local c
   for c in etcd kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
-    kc -n kube-system wait --for=condition=Ready pod -l "component=$c" --timeout=60s >/dev/null 2>&1 ||
-      kc -n kube-system wait --for=condition=Ready pod -l "k8s-app=$c" --timeout=60s >/dev/null || return 1
+    kc -n kube-system wait --for=condition=Ready pod -l "component=$c" --timeout=180s >/dev/null 2>&1 ||
+      kc -n kube-system wait --for=condition=Ready pod -l "k8s-app=$c" --timeout=180s >/dev/null || return 1
   done
   echo "etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy Ready"
 }
@@ -70,7 +70,7 @@ image=perfgate.local/smoke:$tag
 check "kind load image-archive" "$kind" load image-archive "$work/smoke.tar" --name "$cluster"
 
 smoke_manifest 1 | kc apply -f - >/dev/null
-check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=90s
+check "Deployment rolls out (Running and Ready)" kc -n "$ns" rollout status deployment/smoke --timeout=300s
 pod=$(kc -n "$ns" get pods -l app=smoke -o jsonpath='{.items[0].metadata.name}')
 cid=$(kc -n "$ns" get pod "$pod" -o jsonpath='{.status.containerStatuses[0].containerID}')
 cid=${cid#containerd://}
@@ -89,11 +89,11 @@ memory() {
 }
 check "the container's cgroup, seen from this machine ($cg): CPU quota 25 ms per 100 ms" quota
 check "the container's cgroup: memory limit 64Mi" memory
-for _ in $(seq 20); do on_node curl -fsS --max-time 1 "http://$cip/" >/dev/null 2>&1 && break; sleep 0.5; done
+poll 120 on_node curl -fsS --max-time 1 "http://$cip/" || true
 check "ClusterIP $cip answers from the node" on_node curl -fsS --max-time 5 "http://$cip/"
 
 smoke_client_job "http://$cip/"
-check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=60s
+check "a Job reaches the ClusterIP from a second pod" kc -n "$ns" wait --for=condition=complete job/smoke-client --timeout=300s
 job_logs() {
   local logs
   logs=$(kc -n "$ns" logs job/smoke-client) && grep '200 OK' <<<"$logs"
@@ -104,5 +104,5 @@ check "API server proxy to the pod" kc get --raw "/api/v1/namespaces/$ns/pods/$p
 # Two cores' worth of demand against a 250m limit: throttled for sure.
 for _ in 1 2 3 4; do on_node curl -fsS --max-time 10 "http://$cip/burn?ms=400" >/dev/null & done
 wait
-for _ in $(seq 20); do throttled >/dev/null 2>&1 && break; sleep 1; done
+poll 120 throttled || true
 check "cAdvisor metrics: container_cpu_cfs_throttled_periods_total > 0" throttled

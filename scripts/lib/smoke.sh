@@ -4,6 +4,9 @@
 # Service, and the throttling check. The sourcing script defines kc (its
 # kubectl), ns, image and node_name before calling them.
 
+# shellcheck source=scripts/lib/poll.sh
+. "$(dirname "${BASH_SOURCE[0]}")/poll.sh"
+
 passed=0 failed=0
 # check NAME COMMAND...: runs COMMAND and prints one line, ok or FAIL.
 check() {
