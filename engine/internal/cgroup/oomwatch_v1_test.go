@@ -48,8 +48,8 @@ func TestOOMWatchV1SeesNoKillWithoutOOM(t *testing.T) {
 	}
 	select {
 	case <-w.done:
-	case <-time.After(2 * time.Second):
-		t.Error("the watch did not end when its group was removed")
+	case <-time.After(60 * time.Second): // a hang guard: generous, since a loaded machine is slow (issue 58)
+		t.Error("the watch did not end within 60 s of its group's removal")
 	}
 	w.Stop()
 	if w.Kills() != 0 {
@@ -162,8 +162,8 @@ func TestOOMWatchV1TellsAnOOMEventFromTheRemoval(t *testing.T) {
 			}
 			select {
 			case <-w.done:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the watch did not end when its group was gone")
+			case <-time.After(60 * time.Second): // a hang guard (issue 58)
+				t.Fatal("the watch did not end within 60 s of its group being gone")
 			}
 			if w.Kills() != tc.want {
 				t.Fatalf("the watch saw %d kills, want %d", w.Kills(), tc.want)

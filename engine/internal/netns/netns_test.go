@@ -31,7 +31,7 @@ func TestDialReachesWhatOnlyTheNamespaceServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ns.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a hang guard (issue 58)
 	defer cancel()
 	for attempt := range 3 {
 		conn, err := ns.Dial(ctx, "tcp", addr)

@@ -153,8 +153,8 @@ func TestContainerOverItsMemoryLimitIsOOMKilled(t *testing.T) {
 	}
 	select {
 	case <-inst.Exited():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the container outlived 64 MiB of allocations under a 24 MiB limit")
+	case <-time.After(60 * time.Second): // the kill comes in well under a second; generous for a loaded machine (issue 58)
+		t.Fatal("the container outlived 64 MiB of allocations under a 24 MiB limit for 60 s")
 	}
 	exit := inst.Stop()
 	if !exit.OOMKilled || !exit.ExitedOnItsOwn || exit.Code != 137 {

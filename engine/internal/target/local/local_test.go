@@ -101,14 +101,16 @@ func TestStartConfinedWithLimitsAndGOMAXPROCS(t *testing.T) {
 func TestServiceDyingAtStartFailsFast(t *testing.T) {
 	tg, _ := prepared(t, cgroup.Limits{CPUMillicores: 1000, MemoryBytes: 64 << 20})
 	spec := specFor(t, "die")
-	spec.ReadyTimeout = 30 * time.Second
+	// Fast means long before the readiness deadline, not a fixed time that
+	// a loaded machine can miss (issue 58), as the docker target's test.
+	spec.ReadyTimeout = 2 * time.Minute
 	start := time.Now()
 	_, err := tg.Start(context.Background(), spec)
 	var se *target.StartError
 	if !errors.As(err, &se) {
 		t.Fatalf("err = %v, want a StartError", err)
 	}
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
+	if elapsed := time.Since(start); elapsed > spec.ReadyTimeout/4 {
 		t.Errorf("took %v to notice a service that exits at once", elapsed)
 	}
 	if !strings.Contains(err.Error(), "cannot open database") || !strings.Contains(err.Error(), "exited during start-up") {
@@ -143,8 +145,8 @@ func TestMemoryLimitOOMKill(t *testing.T) {
 	}
 	select {
 	case <-inst.Exited():
-	case <-time.After(10 * time.Second):
-		t.Fatal("service hogging 64 MiB under a 24 MiB limit is still alive")
+	case <-time.After(60 * time.Second): // the kill comes in well under a second; generous for a loaded machine (issue 58)
+		t.Fatal("service hogging 64 MiB under a 24 MiB limit is still alive after 60 s")
 	}
 	exit := inst.Stop()
 	if !exit.OOMKilled || !exit.ExitedOnItsOwn || exit.Signal != "killed" {
