@@ -26,6 +26,12 @@ fi
 # inside a checkout): there, git apply resolves paths against that
 # repository's root and silently skips the files of our copy.
 export GIT_CEILING_DIRECTORIES="$work"
+# -trimpath: every copy lives in its own directory, and without it the
+# directory is part of each compiled package's cache key, so each of the
+# ~23 copies compiled the whole service again (and a second run of this
+# script compiled them all once more). Trimmed, the packages a patch does
+# not touch come from the build cache: 58 s -> 40 s warm (2026-12-07).
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
 
 # check_patch applies one patch to a fresh copy of the service and runs the
 # checks. Every step has an explicit "|| return 1": set -e is ignored inside
