@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,9 +33,7 @@ func dockerLeftovers(t *testing.T) []string {
 }
 
 func dockerConfig(t *testing.T, cpu, memory string, rate int) string {
-	cfg := strings.Replace(fmt.Sprintf(shortExperiment, "30s", memory), `cpu: "1"`, "cpu: "+cpu, 1)
-	cfg = strings.Replace(cfg, "rate: 200", fmt.Sprintf("rate: %d", rate), 1)
-	return writeConfig(t, cfg+"target: docker\n")
+	return writeConfig(t, limitedExperiment(cpu, memory, rate)+"target: docker\n")
 }
 
 // TestDockerGateThrottlesAtATenthOfACPU runs the service in a container at

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,6 +93,12 @@ validity:
   # A 2 s window of this light mix holds ~15 CPU samples.
   min_cpu_samples: 5
 `
+
+// limitedExperiment is shortExperiment at a CPU limit, memory limit and
+// rate of the test's choosing (the throttling and OOM gates).
+func limitedExperiment(cpu, memory string, rate int) string {
+	return strings.NewReplacer(`cpu: "1"`, "cpu: "+cpu, "rate: 200", fmt.Sprintf("rate: %d", rate)).Replace(fmt.Sprintf(shortExperiment, "30s", memory))
+}
 
 // decisiveExperiment has enough pairs for the exact signed-rank test to
 // reach significance (testdata/decisive-experiment.yml says why); the

@@ -316,11 +316,11 @@ func TestGateCPULimitThrottlesWithHints(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("CPU limits need cgroups (root)")
 	}
-	// A tenth of a core at 800 req/s, as the docker target's test: ~1.4
-	// times the quota at the example's ~175 µs/req, throttled in most
-	// periods. It was 30m at 200 req/s, where every start, readiness check
-	// and profile crawled at 3% of a core: 150 s for the same assertions.
-	cfg := strings.NewReplacer(`cpu: "1"`, `cpu: 100m`, "rate: 200", "rate: 800").Replace(fmt.Sprintf(shortExperiment, "30s", "256Mi"))
+	// A tenth of a core at 800 req/s: ~1.4 times the quota at the example's
+	// ~175 µs/req, throttled in most periods. It was 30m at 200 req/s,
+	// where every start, readiness check and profile crawled at 3% of a
+	// core: 150 s for the same assertions.
+	cfg := limitedExperiment("100m", "256Mi", 800)
 	cfg = strings.Replace(cfg, `  ready_timeout:`, "  env: {GOMAXPROCS: \"2\"}\n  ready_timeout:", 1)
 	g := runGateCommand(t, writeConfig(t, cfg), exampleService(t), regressedHead(t, ""))
 	if g.report == nil || g.report.Verdict == "regression" {
