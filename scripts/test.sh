@@ -186,12 +186,15 @@ stage "planted regressions apply and build" bash "$root/examples/regressions/che
 
 # Its end-to-end gate on a real PostgreSQL is in ./cmd/perfgate below
 # (e2e_postgres_test.go starts and removes a private cluster itself).
+# Its vet and build are static and -trimpath, as perfgate builds a service
+# (engine/internal/build), so that they find the standard library compiled
+# by the end-to-end build above instead of compiling a variant of their own.
 database_example() {
-  (cd "$root/examples/service-db" && go vet ./... && go test -race -count=1 -timeout 30m ./...)
+  (cd "$root/examples/service-db" && CGO_ENABLED=0 go vet -trimpath ./... && go test -race -count=1 -timeout 30m ./...)
   local db_head
   db_head=$(mktemp -d)
   cp -R "$root/examples/service-db/." "$db_head"
-  (cd "$db_head" && GIT_CEILING_DIRECTORIES="$db_head" git apply "$root/examples/service-db/regressions/no-idle-conns.patch" && go vet ./... && go build ./...)
+  (cd "$db_head" && GIT_CEILING_DIRECTORIES="$db_head" git apply "$root/examples/service-db/regressions/no-idle-conns.patch" && CGO_ENABLED=0 go vet -trimpath ./... && CGO_ENABLED=0 go build -trimpath ./...)
   rm -rf "$db_head"
 }
 stage "database example and its planted regression" database_example

@@ -32,6 +32,11 @@ export GIT_CEILING_DIRECTORIES="$work"
 # script compiled them all once more). Trimmed, the packages a patch does
 # not touch come from the build cache: 58 s -> 40 s warm (2026-12-07).
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
+# Static, as perfgate builds a service (engine/internal/build): the
+# standard library's net and everything above it then come from the build
+# cache scripts/test.sh's end-to-end build filled, instead of a cgo
+# variant compiled for this script alone.
+export CGO_ENABLED=0
 
 # check_patch applies one patch to a fresh copy of the service and runs the
 # checks. Every step has an explicit "|| return 1": set -e is ignored inside

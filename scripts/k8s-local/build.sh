@@ -55,7 +55,9 @@ for c in "${cmds[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
 echo "k8s-local/build.sh: building Kubernetes $version (${cmds[*]}) into $bin; cold this takes ~8-10 min on 2 cores" >&2
 start=$(date +%s)
 rm -f "$bin/.stamp"
-(cd "$src" && go build -trimpath -ldflags "$ldflags" -o "$bin/" "${pkgs[@]}")
+# -dwarf=false: the linker's -w drops the debug information anyway, so the
+# compiler need not make it (kube-scheduler cold: 147 s -> 139 s, 2026-12-07).
+(cd "$src" && go build -trimpath -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$bin/" "${pkgs[@]}")
 echo "$stamp" >"$bin/.stamp"
 if ! up_to_date; then
   echo "k8s-local/build.sh: the binaries in $bin do not report $version after the build" >&2
