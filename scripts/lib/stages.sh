@@ -8,7 +8,8 @@
 #
 # Stages that only build (nothing timed, nothing measured) may run in the
 # background with stage_start/stage_wait, beside the foreground's other
-# builds; stages that measure run alone in the foreground.
+# builds; stages that measure run after the builds, and only beside
+# what their checks were written to bear (scripts/test.sh says which).
 
 # stage NAME CMD [ARGS...] runs CMD in the foreground as the stage NAME and
 # returns its status. The stage's own lines go to stderr, so that

@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/report"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
@@ -167,24 +170,81 @@ func runGateCommand(t *testing.T, configPath, base, head string, extra ...string
 	return g
 }
 
-// leftovers lists perfgate cgroups and service processes still alive.
-func leftovers(t *testing.T) []string {
+// leftovers lists the perfgate cgroups and service processes still alive
+// that belong to the given perfgate processes (this test process, which
+// runs perfgate in-process, when none is given): groups named
+// perfgate-<host>-<pid>-<seq> (cgroup.Create) with one of their pids, and
+// processes run from a perfgate-bin- directory that descend from one of
+// them or were orphaned. Another perfgate on the machine is not this
+// test's to answer for: scripts/test.sh runs the end-to-end gates in two
+// test processes at once, and the Action's tests run perfgate too.
+func leftovers(t *testing.T, pids ...int) []string {
 	t.Helper()
+	if len(pids) == 0 {
+		pids = []int{os.Getpid()}
+	}
 	var found []string
-	// perfgate-<host>-<pid>-<seq>, the local target's groups (cgroup.Create);
-	// not perfgate-k8s, the local cluster's cgroup root.
-	const group = "perfgate-[0-9a-f]*-[0-9]*-[0-9]*"
+	// Not perfgate-k8s, the local cluster's cgroup root: its name holds no
+	// owner.
 	for _, parent := range []string{"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/memory", "/sys/fs/cgroup"} {
-		matches, _ := filepath.Glob(filepath.Join(parent, "**", group))
-		direct, _ := filepath.Glob(filepath.Join(parent, group))
-		found = append(found, append(matches, direct...)...)
+		for _, pid := range pids {
+			group := "perfgate-" + owner.Owner{Host: owner.Host(), PID: pid}.String() + "-[0-9]*"
+			matches, _ := filepath.Glob(filepath.Join(parent, "**", group))
+			direct, _ := filepath.Glob(filepath.Join(parent, group))
+			found = append(found, append(matches, direct...)...)
+		}
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		cmdline, err := os.ReadFile(p)
-		if err == nil && strings.Contains(string(cmdline), "perfgate-bin-") {
+		if err != nil || !strings.Contains(string(cmdline), "perfgate-bin-") {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if err == nil && descendsOrOrphaned(pid, pids) {
 			found = append(found, p+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
 		}
 	}
 	return found
+}
+
+// descendsOrOrphaned says whether the process pid descends from one of
+// ancestors, or was orphaned (its parent is init: the process that
+// started it is gone, and so nobody will stop it).
+func descendsOrOrphaned(pid int, ancestors []int) bool {
+	for step := 0; pid > 1 && step < 64; step++ {
+		ppid := parentPID(pid)
+		if ppid <= 0 {
+			return false // gone meanwhile
+		}
+		if ppid == 1 {
+			return step == 0
+		}
+		if slices.Contains(ancestors, ppid) {
+			return true
+		}
+		pid = ppid
+	}
+	return false
+}
+
+// parentPID reads a process's parent from /proc/<pid>/stat; 0 when the
+// process is gone. The command name, in parentheses, may hold spaces and
+// parentheses itself: the fields after the last ")" are the state, then
+// the parent's pid.
+func parentPID(pid int) int {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
 }

@@ -49,7 +49,7 @@ func TestSIGTERMMidRunCleansUpAndKeepsResults(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(2 * time.Second)
-	if len(leftovers(t)) == 0 {
+	if len(leftovers(t, cmd.Process.Pid)) == 0 {
 		t.Fatal("the service is not running at the moment of the signal; the test would prove nothing")
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -68,7 +68,7 @@ func TestSIGTERMMidRunCleansUpAndKeepsResults(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 3 {
 		t.Errorf("exit code %d after SIGTERM, want 3", code)
 	}
-	if l := leftovers(t); len(l) > 0 {
+	if l := leftovers(t, cmd.Process.Pid); len(l) > 0 {
 		t.Errorf("left behind after SIGTERM: %v", l)
 	}
 	data, err := os.ReadFile(filepath.Join(out, "report.json"))
