@@ -9,14 +9,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 # go tool -n builds the pinned golangci-lint once (cached by Go) and prints
 # its path, so the engine's own module is linted with its own go.mod.
-# Static and -trimpath, as perfgate, the end-to-end tests and the example
-# services are built (scripts/test.sh, engine/internal/build): the tool's
-# standard library then comes from the build cache those filled, where a
-# default build compiled the whole library once more for this alone (~50 s
-# of CPU from an empty cache). CGO_ENABLED=0 for the analysis too: the
-# engine and the services are only ever built without cgo.
-export CGO_ENABLED=0
-golangci_lint=$(GOFLAGS=-trimpath go -C "$root/scripts/tools/golangci-lint" tool -n golangci-lint)
+# Static and -trimpath, the tool and the analysis, as perfgate, the
+# end-to-end tests and the example services are built (scripts/test.sh,
+# engine/internal/build): golangci-lint reads the dependencies' types from
+# compiled export data, which then come from the build cache those filled
+# (client-go's hundreds of packages among them) instead of a variant of
+# their own. The engine's lint after its build, alone, from an empty
+# golangci-lint cache: 30 s, against 97 s without (2026-12-07). The
+# reported paths are the source's either way.
+export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
+golangci_lint=$(go -C "$root/scripts/tools/golangci-lint" tool -n golangci-lint)
 for module in engine examples/service; do
   (cd "$root/$module" && "$golangci_lint" run --config "$root/.golangci.yml" ./...)
 done
