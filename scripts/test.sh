@@ -227,20 +227,20 @@ fi
 stage "engine: unit tests that load real services, with the race detector" bash -c 'cd "$1/engine" && go test -race -count=1 -timeout 30m $2' _ "$root" "$loaded_packages"
 
 # End-to-end gates of the local target whose assertions are on
-# allocations, the live heap and plumbing (records, trends, worktrees,
-# build options), which no CPU noise moves: they run in a second test
-# process beside the first one's gates. Those gates are duets at 200 to
-# 1,200 req/s and leave most of a CPU idle (the stage took 1,050 s alone
-# and 1,083 s beside the stress mode's busy loop); these ~450 s of gates
-# take it (under stress: 699 s and 409 s side by side, before the
-# allocation and failing-head gates came here too). Nothing here may check the machine for perfgate's leftovers
-# (leftovers in e2e_helpers_test.go looks at its own process's only),
-# set the process's affinity across tests, or use Docker or the cluster.
-# The A/A, CPU, throttling and cross-target gates stay in the first, and
-# so does the trend test: its confirming gate has one profile round, which
-# the stress mode beside this second process once made invalid (so that
-# the gate had no merged profile to keep); in the first process it runs
-# after this one has ended.
+# allocations, the live heap and plumbing (records, worktrees, build
+# options), which no CPU noise moves: they run in a second test process
+# beside the first one's gates. Those gates are duets at 200 to 1,200
+# req/s and leave most of a CPU idle (the stage took 1,050 s alone and
+# 1,083 s beside the stress mode's busy loop); these ~450 s of gates take
+# it (under stress: 699 s and 409 s side by side, before the allocation
+# and failing-head gates came here too). Nothing here may check the
+# machine for perfgate's leftovers (leftovers in e2e_helpers_test.go looks
+# at its own process's only), set the process's affinity across tests, or
+# use Docker or the cluster. The A/A, CPU, throttling and cross-target
+# gates stay in the first, and so does the trend test: its confirming
+# gate has one profile round, which the stress mode beside this second
+# process once made invalid (so that the gate had no merged profile to
+# keep); in the first process it runs after this one has ended.
 beside_e2e='^(TestGateFindsAllocationRegression|TestGateHeadFailingEveryRoundIsARegression|TestPairedNightsRecordAndConfirmAStep|TestGateHeapIsGrowthThatContinues|TestGateBaseAsGitRefUsesATemporaryWorktree|TestGateServiceWithoutPprofStillMeasuresLoadAndCPU|TestRunRecordsOneTree|TestGateImprovementPassesAsImprovement|TestGateServiceAsItIs)$'
 beside_stage="engine: end-to-end gates on allocations and plumbing, in a second process"
 stage_start "$beside_stage" end_to_end ./cmd/perfgate -run "$beside_e2e"

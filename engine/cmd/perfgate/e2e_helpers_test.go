@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/report"
+	"github.com/perfgate/perfgate/engine/internal/target"
 	"github.com/perfgate/perfgate/engine/internal/target/targettest"
 )
 
@@ -213,8 +214,8 @@ func leftovers(t *testing.T, pids ...int) []string {
 // started it is gone, and so nobody will stop it).
 func descendsOrOrphaned(pid int, ancestors []int) bool {
 	for step := 0; pid > 1 && step < 64; step++ {
-		ppid := parentPID(pid)
-		if ppid <= 0 {
+		ppid, err := target.ParentPID(pid)
+		if err != nil {
 			return false // gone meanwhile
 		}
 		if ppid == 1 {
@@ -226,25 +227,4 @@ func descendsOrOrphaned(pid int, ancestors []int) bool {
 		pid = ppid
 	}
 	return false
-}
-
-// parentPID reads a process's parent from /proc/<pid>/stat; 0 when the
-// process is gone. The command name, in parentheses, may hold spaces and
-// parentheses itself: the fields after the last ")" are the state, then
-// the parent's pid.
-func parentPID(pid int) int {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/engine/internal/owner"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -87,22 +86,7 @@ func TestRunRecordsOneTree(t *testing.T) {
 	if !strings.Contains(stdout.String(), "medians of main over its valid runs") || !strings.Contains(stdout.String(), "verdict: pass") {
 		t.Errorf("no medians or verdict printed:\n%s", stdout.String())
 	}
-	if l := ownLeftovers(t, filepath.Dir(rep.Build.Head.Path)); len(l) > 0 {
+	if l := leftovers(t); len(l) > 0 {
 		t.Errorf("left behind after a recording: %v", l)
 	}
-}
-
-// ownLeftovers is leftovers(t) narrowed to what this test made: its own
-// cgroups (perfgate-<host>-<pid>-N) and services run from binDir. Another
-// perfgate on the machine (say, the Action's end-to-end tests) is not
-// this test's to answer for.
-func ownLeftovers(t *testing.T, binDir string) []string {
-	t.Helper()
-	var own []string
-	for _, l := range leftovers(t) {
-		if strings.Contains(l, "/perfgate-"+owner.Self().String()+"-") || strings.Contains(l, binDir+"/") {
-			own = append(own, l)
-		}
-	}
-	return own
 }

@@ -18,18 +18,10 @@ const clockTicksPerSecond = 100
 // ProcessCPUNanos is utime+stime of a process from /proc/<pid>/stat, in
 // nanoseconds with 10 ms resolution (cgroup usage is the precise figure).
 func ProcessCPUNanos(pid int) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := statFields(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The command name (field 2) may contain spaces; fields after its
-	// closing parenthesis are fixed.
-	s := string(data)
-	end := strings.LastIndexByte(s, ')')
-	if end < 0 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	fields := strings.Fields(s[end+1:])
 	if len(fields) < 13 {
 		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
@@ -40,6 +32,39 @@ func ProcessCPUNanos(pid int) (int64, error) {
 		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
 	return (utime + stime) * (1e9 / clockTicksPerSecond), nil
+}
+
+// ParentPID is a process's parent, field 4 of /proc/<pid>/stat.
+func ParentPID(pid int) (int, error) {
+	fields, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	if len(fields) < 2 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	return ppid, nil
+}
+
+// statFields are the fields of /proc/<pid>/stat after the command name,
+// from field 3 (state) on. The command name (field 2) may contain spaces
+// and parentheses; the fields after its last closing parenthesis are
+// fixed.
+func statFields(pid int) ([]string, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return nil, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	return strings.Fields(s[end+1:]), nil
 }
 
 // MaxRSSBytes is VmHWM, the resident-set high-water mark of a process.
