@@ -31,7 +31,7 @@ check_setup test "$@"
 
 gofmt_check() {
   local unformatted
-  unformatted=$(gofmt -l "$root/engine" "$root/examples/service" "$root/examples/service-db")
+  unformatted=$(gofmt -l "$root/engine" "$root/examples/service" "$root/examples/service-db" "$root/examples/hot-paths")
   if [ -n "$unformatted" ]; then
     echo "gofmt: these files need formatting:" >&2
     echo "$unformatted" >&2
