@@ -25,18 +25,13 @@ import os
 import statistics
 import sys
 
+from rounds import rounds  # scripts/rounds.py: a report's rounds with both sides valid
+
 
 def log_ratios(path):
+    """The CPU log-ratios of a gate's rounds with both sides valid."""
     report = json.load(open(path))
-    by = {}
-    for run in report["runs"]:
-        by.setdefault(run["pair"], {})[run["side"]] = run
-    xs = []
-    for sides in by.values():
-        if all(s in sides and sides[s]["valid"] for s in ("base", "head")):
-            b, h = sides["base"]["figures"], sides["head"]["figures"]
-            xs.append(math.log(h["cpu_us_per_req"] / b["cpu_us_per_req"]))
-    return xs
+    return [math.log(h["figures"]["cpu_us_per_req"] / b["figures"]["cpu_us_per_req"]) for _, b, h in rounds(report)]
 
 
 def components(groups):

@@ -5,7 +5,6 @@ package serve
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"log/slog"
 	"net"
@@ -58,8 +57,5 @@ func run(addr string, api http.Handler) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return server.Shutdown(shutdownCtx)
 }
