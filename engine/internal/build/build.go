@@ -60,7 +60,7 @@ func Build(ctx context.Context, label, tree, pkg string, how report.ServiceBuild
 	if len(how.Command) > 0 {
 		moduleDir, err = customBuild(ctx, label, tree, pkg, how.Command, abs)
 	} else {
-		moduleDir, err = goBuild(ctx, label, tree, pkg, how, abs, 0, "")
+		moduleDir, err = goBuild(ctx, label, tree, pkg, how, abs, LayoutDraw{}, "")
 	}
 	if err != nil {
 		return b, err
@@ -96,10 +96,10 @@ func record(ctx context.Context, b *report.Binary, tree, moduleDir string) error
 }
 
 // goBuild runs go build of pkg in tree to outPath with Flags and how's
-// tags, linker flags and cgo setting, with the layout of layoutSeed when
-// it is not 0 (Layout) and the files of overlay when it is not "" (Pad),
-// and returns the module directory it ran in.
-func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, outPath string, layoutSeed uint64, overlay string) (string, error) {
+// tags, linker flags and cgo setting, with the layout of draw when it is
+// not the zero draw (Layout) and the files of overlay when it is not ""
+// (Pad), and returns the module directory it ran in.
+func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, outPath string, draw LayoutDraw, overlay string) (string, error) {
 	pkgDir := filepath.Join(tree, pkg)
 	moduleDir, err := moduleRoot(pkgDir)
 	if err != nil {
@@ -114,7 +114,7 @@ func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBui
 		return "", err
 	}
 	args := append([]string{"build"}, Flags...)
-	args = append(args, buildFlags(how, layoutSeed)...)
+	args = append(args, buildFlags(how, draw)...)
 	if overlay != "" {
 		args = append(args, "-overlay="+overlay)
 	}
@@ -140,17 +140,14 @@ func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBui
 }
 
 // buildFlags are go build's -tags and -ldflags from service.build, the
-// linker's -randlayout of layoutSeed (when not 0) added to the user's own
-// linker flags: go build takes one -ldflags, the last one given.
-func buildFlags(how report.ServiceBuild, layoutSeed uint64) []string {
+// linker flags of draw added to the user's own linker flags: go build
+// takes one -ldflags, the last one given.
+func buildFlags(how report.ServiceBuild, draw LayoutDraw) []string {
 	var flags []string
 	if len(how.Tags) > 0 {
 		flags = append(flags, "-tags="+strings.Join(how.Tags, ","))
 	}
-	ldflags := how.LDFlags
-	if layoutSeed != 0 {
-		ldflags = strings.TrimSpace(ldflags + " " + LayoutFlag(layoutSeed))
-	}
+	ldflags := strings.TrimSpace(how.LDFlags + " " + draw.Flags())
 	if ldflags != "" {
 		flags = append(flags, "-ldflags="+ldflags)
 	}

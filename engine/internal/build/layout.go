@@ -22,33 +22,67 @@ import (
 // turns that bias into noise between rounds. Relinking reuses the compiled
 // packages from the Go build cache: only the link runs again.
 
+// A LayoutDraw is one relink's layout: the order the seed draws (the
+// linker's -randlayout; seed is between 1 and 2^63-1, 0 being the
+// linker's "do not randomize") with every function aligned to Align
+// bytes (-funcalign; 0 keeps the linker's own, 32 on amd64). Aligning
+// every function to a cache line takes out what the order alone cannot:
+// at the linker's 32 bytes each relink puts every loop at offset 0 or 32
+// of its line by chance, and a hot path that sits in one tight loop runs
+// at two speeds (docs/benchmarks.md, "Where a round's spread comes
+// from").
+type LayoutDraw struct {
+	Seed  uint64
+	Align int
+}
+
 // Layout builds pkg in tree as Build does with how's tags, linker flags
-// and cgo setting, with its functions in the order the seed draws (the
-// linker's -randlayout), to outPath. seed is between 1 and 2^63-1: 0 is
-// the linker's "do not randomize". A custom build command cannot be
-// relinked: perfgate.yml refuses it with layout: random. padding, when
-// not the zero Padding, is the never-run code Pad sized for this side.
-func Layout(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, seed uint64, padding Padding, outPath string) error {
+// and cgo setting, with the layout draw says, to outPath. A custom build
+// command cannot be relinked: perfgate.yml refuses it with layout:
+// random. padding, when not the zero Padding, is the never-run code Pad
+// sized for this side.
+func Layout(ctx context.Context, label, tree, pkg string, how report.ServiceBuild, draw LayoutDraw, padding Padding, outPath string) error {
 	if err := refuseBuildCommand(label, how, "relinked with a layout per round"); err != nil {
 		return err
 	}
-	if seed == 0 {
+	if draw.Seed == 0 {
 		return &Error{Label: label, Command: "go build", Err: errors.New("layout seed 0 means no layout of its own")}
 	}
-	_, err := goBuild(ctx, label, tree, pkg, how, outPath, seed, padding.overlay)
+	_, err := goBuild(ctx, label, tree, pkg, how, outPath, draw, padding.overlay)
 	return err
 }
 
-// LayoutFlag is the linker flag that draws the layout of seed, as a
-// reproduce line or a user's own build would pass it in -ldflags.
-func LayoutFlag(seed uint64) string {
-	return "-randlayout=" + strconv.FormatUint(seed, 10)
+// Flags are the linker flags of the draw, as a reproduce line or a
+// user's own build would pass them in -ldflags; "" for the zero draw
+// (a build's own layout).
+func (draw LayoutDraw) Flags() string {
+	var flags []string
+	if draw.Seed != 0 {
+		flags = append(flags, "-randlayout="+strconv.FormatUint(draw.Seed, 10))
+	}
+	if draw.Align != 0 {
+		flags = append(flags, "-funcalign="+strconv.Itoa(draw.Align))
+	}
+	return strings.Join(flags, " ")
 }
 
 // LayoutsSupported reports whether the Go toolchain's linker can randomize
 // layouts (-randlayout, in Go 1.23 and later); without it every round
 // runs the one layout of each side's build.
 func LayoutsSupported(ctx context.Context) bool {
+	return strings.Contains(linkerHelp(ctx), "-randlayout")
+}
+
+// AlignSupported reports whether the Go toolchain's linker can align
+// functions as asked (-funcalign); without it the relinks keep the
+// linker's own alignment.
+func AlignSupported(ctx context.Context) bool {
+	return strings.Contains(linkerHelp(ctx), "-funcalign")
+}
+
+// linkerHelp is the usage text of the toolchain's linker, which lists
+// the flags it has.
+func linkerHelp(ctx context.Context) string {
 	cmd := exec.CommandContext(ctx, "go", "tool", "link", "-help")
 	cmd.Env = append(cmd.Environ(), "GOTOOLCHAIN=local")
 	privilege.AsInvoker(cmd)
@@ -56,7 +90,7 @@ func LayoutsSupported(ctx context.Context) bool {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// -help exits 2 after printing the usage: only the text tells.
 	_ = cmd.Run()
-	return strings.Contains(out.String(), "-randlayout")
+	return out.String()
 }
 
 // refuseBuildCommand is the error for a binary that service.build.command

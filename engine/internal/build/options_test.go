@@ -45,13 +45,13 @@ func TestTagsAndLDFlagsReachEveryBuild(t *testing.T) {
 		t.Errorf("go version -m does not show the tags:\n%s", b.BuildInfo)
 	}
 	relinked := filepath.Join(t.TempDir(), "svc")
-	if err := Layout(context.Background(), "head", dir, ".", how, 7, Padding{}, relinked); err != nil {
+	if err := Layout(context.Background(), "head", dir, ".", how, LayoutDraw{Seed: 7, Align: 64}, Padding{}, relinked); err != nil {
 		t.Fatal(err)
 	}
 	if out := strings.TrimSpace(run(t, "", relinked)); out != "perf v9" {
 		t.Errorf("relinked binary printed %q, want \"perf v9\"", out)
 	}
-	if got := buildFlags(how, 7); strings.Join(got, " ") != "-tags=perf -ldflags=-X main.version=v9 -randlayout=7" {
+	if got := buildFlags(how, LayoutDraw{Seed: 7, Align: 64}); strings.Join(got, " ") != "-tags=perf -ldflags=-X main.version=v9 -randlayout=7 -funcalign=64" {
 		t.Errorf("relink flags %q: want the user's -ldflags and the layout in one", got)
 	}
 }
@@ -80,7 +80,7 @@ func TestCustomCommandWritesOut(t *testing.T) {
 	if !errors.As(err, &be) || !strings.Contains(err.Error(), "wrote no executable file at {out}") {
 		t.Errorf("a command that writes nothing: %v, want a build error naming {out}", err)
 	}
-	if err := Layout(context.Background(), "head", dir, ".", how, 7, Padding{}, filepath.Join(t.TempDir(), "svc")); err == nil {
+	if err := Layout(context.Background(), "head", dir, ".", how, LayoutDraw{Seed: 7}, Padding{}, filepath.Join(t.TempDir(), "svc")); err == nil {
 		t.Error("Layout relinked a custom command's build")
 	}
 	if _, err := os.Stat(bin); err != nil {

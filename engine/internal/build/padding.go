@@ -126,7 +126,7 @@ func buildPadded(ctx context.Context, r PadRequest, n int, sourceDir, binDir str
 	}
 	out := filepath.Join(binDir, fmt.Sprintf("%s.padded-%d", r.Label, n))
 	defer os.Remove(out)
-	if _, err := goBuild(ctx, r.Label, r.Tree, r.Package, r.How, out, 0, p.overlay); err != nil {
+	if _, err := goBuild(ctx, r.Label, r.Tree, r.Package, r.How, out, LayoutDraw{}, p.overlay); err != nil {
 		return Padding{}, 0, err
 	}
 	text, err := TextBytes(out)

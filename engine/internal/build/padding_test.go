@@ -46,7 +46,7 @@ func TestPadGrowsTheTextSectionToTheTarget(t *testing.T) {
 	}
 	for _, seed := range []uint64{11, 12} {
 		bin := filepath.Join(work, "relinked")
-		if err := Layout(ctx, "base", dir, ".", report.ServiceBuild{}, seed, p, bin); err != nil {
+		if err := Layout(ctx, "base", dir, ".", report.ServiceBuild{}, LayoutDraw{Seed: seed}, p, bin); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.TrimSpace(run(t, "", bin)); got != "194" {

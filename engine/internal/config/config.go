@@ -47,6 +47,8 @@ var Layouts = []string{"random", "build"}
 
 func layoutWant() string { return "one of " + strings.Join(Layouts, ", ") }
 
+const layoutAlignWant = "a function alignment in bytes: a power of two from 16 to 4096 like 64, or 0 for the linker's own"
+
 // LoadFroms are where a cluster's load comes from, the default first
 // (report.Kubernetes.LoadFrom).
 var LoadFroms = []string{"auto", "here", "cluster"}
@@ -114,7 +116,9 @@ func Default() *Config {
 		},
 		Experiment: "duet",
 		Layout:     "random",
-		Kubernetes: Kubernetes{LoadFrom: "auto"},
+		// docs/benchmarks.md, "Where a round's spread comes from".
+		LayoutAlign: 64,
+		Kubernetes:  Kubernetes{LoadFrom: "auto"},
 		// From the simulations of docs/statistics.md at the per-round noise
 		// a duet measures (docs/benchmarks.md): 14 rounds catch +5% CPU in
 		// every gate and could detect ~1.8%; most gates stop there.

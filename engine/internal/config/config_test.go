@@ -220,6 +220,7 @@ func TestDefaults(t *testing.T) {
 			Timeout: Duration(2 * time.Second), Requests: []Request{{Method: "GET", Path: "/"}}},
 		Experiment:    "duet",
 		Layout:        "random",
+		LayoutAlign:   64,
 		Pairs:         14,
 		MaxPairs:      28,
 		Profiles:      []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"},

@@ -23,6 +23,10 @@ func TestServiceBuildErrors(t *testing.T) {
 		{"command with another placeholder", svc + "  build:\n    command: [make, \"OUT={out}\", \"{addr}\"]\nlayout: build\n", 5, "service.build.command[2]", "{addr}", "only {out}"},
 		{"command with random layout", svc + "  build: {command: [make, \"OUT={out}\"]}\n", 4, "service.build.command", "", "layout: build with service.build.command"},
 		{"command with tags", svc + "  build: {command: [make, \"OUT={out}\"], tags: [prod]}\nlayout: build\n", 4, "service.build.tags", "", "has no effect with service.build.command"},
+		{"layout_align not a power of two", svc + "layout_align: 48\n", 4, "layout_align", "48", "a power of two from 16 to 4096"},
+		{"layout_align past a page", svc + "layout_align: 8192\n", 4, "layout_align", "8192", "a power of two from 16 to 4096"},
+		{"layout_align with layout: build", svc + "layout: build\nlayout_align: 128\n", 5, "layout_align", "128", "layout: build relinks nothing"},
+		{"ldflags with funcalign beside layout_align", svc + "  build: {ldflags: -funcalign=32}\n", 4, "service.build.ldflags", "-funcalign=32", "layout_align: 0 to keep"},
 		{"unknown build key", svc + "  build: {flags: -race}\n", 4, "service.build.flags", "", "tags, ldflags, cgo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,5 +57,18 @@ func TestServiceBuildParses(t *testing.T) {
 	}
 	if want := (Build{Tags: []string{"netgo", "prod"}, LDFlags: "-s -w", CGO: true}); !reflect.DeepEqual(c.Service.Build, want) {
 		t.Errorf("build = %+v, want %+v", c.Service.Build, want)
+	}
+	// A production build's own alignment is kept where perfgate aligns
+	// nothing: with layout_align: 0, or in layout: build's one build.
+	for _, yaml := range []string{"layout_align: 0\n", "layout: build\n"} {
+		c, err = Parse("perfgate.yml", []byte(svc+"  build: {ldflags: -funcalign=128}\n"+yaml))
+		if err != nil {
+			t.Errorf("%s with -funcalign in ldflags: %v", strings.TrimSpace(yaml), err)
+		} else if c.Service.Build.LDFlags != "-funcalign=128" {
+			t.Errorf("ldflags = %q", c.Service.Build.LDFlags)
+		}
+	}
+	if c, err = Parse("perfgate.yml", []byte(svc+"layout_align: 4096\n")); err != nil || c.LayoutAlign != 4096 {
+		t.Errorf("layout_align: 4096 (a page): %v, %d", err, c.LayoutAlign)
 	}
 }

@@ -44,6 +44,18 @@ type Config struct {
 	// build keeps each side's one build for every round (for a
 	// toolchain without the flag, or to measure the bias itself).
 	Layout string `json:"layout"`
+	// LayoutAlign is the alignment, in bytes, of every function in the
+	// relinks of layout: random (the linker's -funcalign). The linker
+	// aligns functions to 32 bytes on amd64, so each relink puts every
+	// function, and every loop in it, at offset 0 or 32 of its 64-byte
+	// cache line by chance: a service whose CPU sits in one tight loop
+	// then runs at two speeds about 2.5% apart, and a layout per round
+	// draws one per side. 64 starts every function on a cache line in
+	// every layout, which removed about 90% of such a service's layout
+	// variance (docs/benchmarks.md, "Where a round's spread comes
+	// from"); 0 keeps the linker's own. layout: build keeps each side's
+	// build as it is.
+	LayoutAlign int `json:"layout_align"`
 	// Pairs is the number of valid rounds (duet) or pairs (sequential) a
 	// gate measures before its first look at the statistics. A plain
 	// number, pairs: 10, sets pairs.min and pairs.max alike: a fixed
@@ -175,7 +187,7 @@ type ServiceBuild struct {
 	Tags []string `json:"tags,omitempty"`
 	// LDFlags are the linker flags (go build -ldflags), like "-s -X
 	// main.version=perf"; the relinks of layout: random add their
-	// -randlayout to them.
+	// -randlayout and -funcalign (layout_align) to them.
 	LDFlags string `json:"ldflags,omitempty"`
 	// CGO is whether to build with CGO_ENABLED=1, for a service that
 	// needs C code; the report then warns that the binaries depend on this machine's C

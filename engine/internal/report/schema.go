@@ -258,6 +258,10 @@ type Binary struct {
 	// added to this side so that its text section is as large as the
 	// other side's; nil when it was not padded.
 	LayoutPadding *LayoutPadding `json:"layout_padding,omitempty"`
+	// LayoutAlign is the function alignment, in bytes, every relink of
+	// layout: random linked this side with (-funcalign); absent when the
+	// relinks kept the linker's own alignment or there were none.
+	LayoutAlign int `json:"layout_align,omitempty"`
 }
 
 // LayoutPadding is never-run code added to one side's relinks. The
