@@ -45,6 +45,8 @@ def row(out):
     given = re.search(r"-funcalign=(\d+)", report["config"]["service"].get("build", {}).get("ldflags", ""))
     if not align and given:
         align = int(given.group(1))
+    if report["config"].get("layout") == "build":
+        align = "one build"
     return {
         "name": os.path.basename(os.path.normpath(out)),
         "verdict": "%s (%d)" % (report["verdict"], cpu["pairs"]),
