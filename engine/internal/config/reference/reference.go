@@ -377,7 +377,7 @@ value and the allowed form, before anything is built. ` + "`perfgate config chec
 ` + "`gate.alpha`" + ` whose gate could never fail.
 
 With ` + "`perfgate gate --base <revision>`" + ` the measurement plan comes from the base
-revision's file (same path): ` + "`resources`, `target`, `load`, `experiment`, `layout`,\n`pairs`, `profiles`, `profile_rounds`, `gate` and `validity`" + `, everything that says
+revision's file (same path): ` + "`resources`, `target`, `load`, `experiment`, `layout`,\n`layout_align`, `pairs`, `profiles`, `profile_rounds`, `gate` and `validity`" + `, everything that says
 what is measured and how it is decided. A pull request that changes them is
 measured with the base's values, the comment says so and lists each key
 (` + "`config_changes`" + ` in report.json), and the change applies once it merges: a
