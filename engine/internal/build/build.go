@@ -140,8 +140,9 @@ func goBuild(ctx context.Context, label, tree, pkg string, how report.ServiceBui
 }
 
 // buildFlags are go build's -tags and -ldflags from service.build, the
-// linker flags of draw added to the user's own linker flags: go build
-// takes one -ldflags, the last one given.
+// linker flags of draw added to the user's own linker flags (go build
+// takes one -ldflags, the last one given), and draw's linker as
+// -toolexec, quoted as go build splits it.
 func buildFlags(how report.ServiceBuild, draw LayoutDraw) []string {
 	var flags []string
 	if len(how.Tags) > 0 {
@@ -150,6 +151,9 @@ func buildFlags(how report.ServiceBuild, draw LayoutDraw) []string {
 	ldflags := strings.TrimSpace(how.LDFlags + " " + draw.Flags())
 	if ldflags != "" {
 		flags = append(flags, "-ldflags="+ldflags)
+	}
+	if draw.Linker != "" {
+		flags = append(flags, "-toolexec="+quoteForGo(draw.Linker))
 	}
 	return flags
 }
@@ -189,4 +193,14 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// quoteForGo quotes one argument the way go build splits a flag that
+// holds a command (-toolexec): in single quotes, or in double quotes when
+// it holds a single quote.
+func quoteForGo(arg string) string {
+	if strings.Contains(arg, "'") {
+		return `"` + arg + `"`
+	}
+	return "'" + arg + "'"
 }

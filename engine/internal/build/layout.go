@@ -31,9 +31,14 @@ import (
 // of its line by chance, and a hot path that sits in one tight loop runs
 // at two speeds (docs/benchmarks.md, "Where a round's spread comes
 // from").
+//
+// Linker, when not "", is the paired-layout linker (PairedLinker) that
+// links in place of the toolchain's: the same seed then orders the
+// functions two builds share alike in both.
 type LayoutDraw struct {
-	Seed  uint64
-	Align int
+	Seed   uint64
+	Align  int
+	Linker string
 }
 
 // Layout builds pkg in tree as Build does with how's tags, linker flags
@@ -66,18 +71,22 @@ func (draw LayoutDraw) Flags() string {
 	return strings.Join(flags, " ")
 }
 
-// LayoutsSupported reports whether the Go toolchain's linker can randomize
-// layouts (-randlayout, in Go 1.23 and later); without it every round
-// runs the one layout of each side's build.
-func LayoutsSupported(ctx context.Context) bool {
-	return strings.Contains(linkerHelp(ctx), "-randlayout")
+// LinkerAbilities are the layout flags the Go toolchain's linker has.
+type LinkerAbilities struct {
+	// RandLayout: it can randomize layouts (-randlayout, in Go 1.23 and
+	// later); without it every round runs the one layout of each side's
+	// build.
+	RandLayout bool
+	// FuncAlign: it can align functions as asked (-funcalign); without
+	// it the relinks keep the linker's own alignment.
+	FuncAlign bool
 }
 
-// AlignSupported reports whether the Go toolchain's linker can align
-// functions as asked (-funcalign); without it the relinks keep the
-// linker's own alignment.
-func AlignSupported(ctx context.Context) bool {
-	return strings.Contains(linkerHelp(ctx), "-funcalign")
+// ReadLinkerAbilities asks the toolchain's linker which layout flags it
+// has (one run of its usage text).
+func ReadLinkerAbilities(ctx context.Context) LinkerAbilities {
+	help := linkerHelp(ctx)
+	return LinkerAbilities{RandLayout: strings.Contains(help, "-randlayout"), FuncAlign: strings.Contains(help, "-funcalign")}
 }
 
 // linkerHelp is the usage text of the toolchain's linker, which lists

@@ -14,19 +14,31 @@ import (
 )
 
 // serviceWithManyFunctions is a module whose main package has enough
-// functions for a shuffle of their order to show.
+// functions for a shuffle of their order to show; it prints 194.
 func serviceWithManyFunctions(t *testing.T) string {
+	t.Helper()
+	dir, _ := serviceWithFunctions(t, []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"})
+	return dir
+}
+
+// serviceWithFunctions is a module whose main package has a function per
+// name, each called once; it returns the module and what it prints.
+func serviceWithFunctions(t *testing.T, names []string) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "go.mod"), "module example.com/layout\n\ngo 1.24\n")
 	var src strings.Builder
 	src.WriteString("package main\n\nimport \"fmt\"\n\n")
-	for _, name := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"} {
+	var calls []string
+	sum := 0
+	for i, name := range names {
 		src.WriteString("//go:noinline\nfunc " + name + "(n int) int { return n*len(\"" + name + "\") + 1 }\n\n")
+		calls = append(calls, name+"("+strconv.Itoa(i+1)+")")
+		sum += (i+1)*len(name) + 1
 	}
-	src.WriteString("func main() { fmt.Println(alpha(1) + bravo(2) + charlie(3) + delta(4) + echo(5) + foxtrot(6) + golf(7) + hotel(8)) }\n")
+	src.WriteString("func main() { fmt.Println(" + strings.Join(calls, " + ") + ") }\n")
 	write(t, filepath.Join(dir, "main.go"), src.String())
-	return dir
+	return dir, strconv.Itoa(sum)
 }
 
 // symbolOrder is the program's main.* functions in address order.
@@ -50,7 +62,7 @@ func symbolOrder(t *testing.T, bin string) string {
 // (--seed replays a gate's layouts), another seed another order.
 func TestLayoutDrawsAFunctionOrderPerSeed(t *testing.T) {
 	ctx := context.Background()
-	if !LayoutsSupported(ctx) {
+	if !ReadLinkerAbilities(ctx).RandLayout {
 		t.Fatal("this toolchain's linker has no -randlayout; perfgate's own CI must run one that has")
 	}
 	dir := serviceWithManyFunctions(t)
@@ -113,7 +125,7 @@ func functionOffsets(t *testing.T, bin string, line uint64) map[uint64]int {
 // which is what made a tight loop's speed a coin flip per relink.
 func TestAlignedLayoutStartsEveryFunctionOnALine(t *testing.T) {
 	ctx := context.Background()
-	if !LayoutsSupported(ctx) || !AlignSupported(ctx) {
+	if abilities := ReadLinkerAbilities(ctx); !abilities.RandLayout || !abilities.FuncAlign {
 		t.Fatal("this toolchain's linker lacks -randlayout or -funcalign; perfgate's own CI must run one that has both")
 	}
 	dir := serviceWithManyFunctions(t)

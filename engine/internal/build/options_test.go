@@ -28,7 +28,7 @@ func taggedService(t *testing.T) string {
 // layout's -randlayout joins the user's own -ldflags instead of replacing
 // them.
 func TestTagsAndLDFlagsReachEveryBuild(t *testing.T) {
-	if !LayoutsSupported(context.Background()) {
+	if !ReadLinkerAbilities(context.Background()).RandLayout {
 		t.Skip("this toolchain's linker has no -randlayout")
 	}
 	dir := taggedService(t)

@@ -47,6 +47,12 @@ var Layouts = []string{"random", "build"}
 
 func layoutWant() string { return "one of " + strings.Join(Layouts, ", ") }
 
+// LayoutPairings are how the two sides of a round get their layouts
+// under layout: random, the default first (report.Config.LayoutPairing).
+var LayoutPairings = []string{"independent", "paired", "alternate"}
+
+func layoutPairingWant() string { return "one of " + strings.Join(LayoutPairings, ", ") }
+
 const layoutAlignWant = "a function alignment in bytes: a power of two from 16 to 4096 like 64, or 0 for the linker's own"
 
 // LoadFroms are where a cluster's load comes from, the default first
@@ -118,7 +124,10 @@ func Default() *Config {
 		Layout:     "random",
 		// docs/benchmarks.md, "Where a round's spread comes from".
 		LayoutAlign: 64,
-		Kubernetes:  Kubernetes{LoadFrom: "auto"},
+		// Pairing gained nothing measurable yet (docs/benchmarks.md,
+		// "Paired layouts").
+		LayoutPairing: "independent",
+		Kubernetes:    Kubernetes{LoadFrom: "auto"},
 		// From the simulations of docs/statistics.md at the per-round noise
 		// a duet measures (docs/benchmarks.md): 14 rounds catch +5% CPU in
 		// every gate and could detect ~1.8%; most gates stop there.

@@ -221,6 +221,7 @@ func TestDefaults(t *testing.T) {
 		Experiment:    "duet",
 		Layout:        "random",
 		LayoutAlign:   64,
+		LayoutPairing: "independent",
 		Pairs:         14,
 		MaxPairs:      28,
 		Profiles:      []string{"cpu", "allocs", "mutex", "block", "goroutine", "heap"},

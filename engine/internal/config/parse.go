@@ -16,7 +16,7 @@ import (
 // level, load.requests[] a request written as a mapping), in the order the
 // documentation lists them.
 var keys = map[string][]string{
-	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "experiment", "layout", "layout_align", "pairs", "profiles", "profile_rounds", "gate", "validity"},
+	"":                {"version", "service", "resources", "target", "kubernetes", "kind", "load", "experiment", "layout", "layout_align", "layout_pairing", "pairs", "profiles", "profile_rounds", "gate", "validity"},
 	"pairs":           {"min", "max"},
 	"kind":            {"node_image"},
 	"kubernetes":      {"kubeconfig", "context", "namespace", "image_load", "image_repository", "load_from"},
@@ -157,6 +157,8 @@ func (d *diagnostics) config(root *yaml.Node, c *Config) {
 			scalarInto(d, v, f, layoutWant(), parseString, &c.Layout)
 		case "layout_align":
 			scalarInto(d, v, f, layoutAlignWant, parseInt, &c.LayoutAlign)
+		case "layout_pairing":
+			scalarInto(d, v, f, layoutPairingWant(), parseString, &c.LayoutPairing)
 		case "pairs":
 			d.pairs(v, f, c)
 		case "profiles":

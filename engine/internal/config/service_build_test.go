@@ -27,6 +27,8 @@ func TestServiceBuildErrors(t *testing.T) {
 		{"layout_align past a page", svc + "layout_align: 8192\n", 4, "layout_align", "8192", "a power of two from 16 to 4096"},
 		{"layout_align with layout: build", svc + "layout: build\nlayout_align: 128\n", 5, "layout_align", "128", "layout: build relinks nothing"},
 		{"ldflags with funcalign beside layout_align", svc + "  build: {ldflags: -funcalign=32}\n", 4, "service.build.ldflags", "-funcalign=32", "layout_align: 0 to keep"},
+		{"layout_pairing unknown", svc + "layout_pairing: shared\n", 4, "layout_pairing", "shared", "one of independent, paired, alternate"},
+		{"layout_pairing with layout: build", svc + "layout: build\nlayout_pairing: independent\n", 5, "layout_pairing", "independent", "layout: build relinks nothing"},
 		{"unknown build key", svc + "  build: {flags: -race}\n", 4, "service.build.flags", "", "tags, ldflags, cgo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,5 +72,10 @@ func TestServiceBuildParses(t *testing.T) {
 	}
 	if c, err = Parse("perfgate.yml", []byte(svc+"layout_align: 4096\n")); err != nil || c.LayoutAlign != 4096 {
 		t.Errorf("layout_align: 4096 (a page): %v, %d", err, c.LayoutAlign)
+	}
+	for _, pairing := range LayoutPairings {
+		if c, err = Parse("perfgate.yml", []byte(svc+"layout_pairing: "+pairing+"\n")); err != nil || c.LayoutPairing != pairing {
+			t.Errorf("layout_pairing: %s: %v, %q", pairing, err, c.LayoutPairing)
+		}
 	}
 }

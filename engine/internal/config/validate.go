@@ -82,6 +82,7 @@ func (d *diagnostics) validate(c *Config) {
 		d.fail("layout", c.Layout, Error{Problem: "is not a layout perfgate knows", Want: layoutWant()})
 	}
 	d.validateLayoutAlign(c)
+	d.validateLayoutPairing(c)
 	if c.Pairs < 1 || c.Pairs > 1000 {
 		d.fail("pairs", strconv.Itoa(c.Pairs), Error{Problem: "is out of range", Want: pairsWant})
 	} else if c.MaxPairs < c.Pairs || c.MaxPairs > 1000 {

@@ -41,11 +41,12 @@ type Options struct {
 	Target target.Target
 	// Binaries maps Base and Head to the built service binaries.
 	Binaries map[string]string
-	// Layout, when set, links side's service with the layout of seed to
-	// dst (build.Layout): every round of a comparison then runs binaries
-	// with layouts of its own (roundBinaries says why). nil: every round
-	// runs fresh copies of Binaries.
-	Layout func(ctx context.Context, side string, seed uint64, dst string) error
+	// Layout, when set, links a side's service with a layout of the
+	// round's own as req says (build.Layout): every round of a
+	// comparison then runs binaries with layouts of its own
+	// (roundBinaries says why). nil: every round runs fresh copies of
+	// Binaries.
+	Layout func(ctx context.Context, req LayoutRequest) error
 	// OnlySide, when set, is the one side measured (a recording: its
 	// Binaries entry alone is needed); each pair is then a single run of
 	// it, with no order to draw.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/report"
 )
 
@@ -91,24 +92,47 @@ func TestEveryReadingFollowsTheRoundsOrder(t *testing.T) {
 }
 
 // TestEveryRoundRunsLayoutsOfItsOwn: with Options.Layout, every round's
-// base and head are linked with a layout of their own, drawn from the
-// gate's seed (so that --seed replays them) and recorded with each run.
+// base and head are linked with a layout of the round's own, drawn from
+// the gate's seed (so that --seed replays them) and recorded with each
+// run: one seed for both sides of a round when layouts are paired, one
+// per side when they are independent.
 func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
+	for _, pairing := range config.LayoutPairings {
+		t.Run(pairing, func(t *testing.T) { everyRoundRunsLayoutsOfItsOwn(t, pairing) })
+	}
+	for round := 1; round <= 100; round++ {
+		for _, owner := range []string{Base, Head, "both sides"} {
+			if s := layoutSeed(7, round, owner); s == 0 || s >= 1<<63 {
+				t.Fatalf("layoutSeed(7, %d, %s) = %d: the linker takes an int64 above 0", round, owner, s)
+			}
+		}
+	}
+}
+
+func everyRoundRunsLayoutsOfItsOwn(t *testing.T, pairing string) {
 	before := runtime.NumGoroutine()
 	defer noGoroutinesLeft(t, before)
+	type link struct {
+		seed uint64
+		side string
+	}
 	var mu sync.Mutex
-	linked := map[uint64]string{}
-	layout := func(_ context.Context, side string, seed uint64, dst string) error {
+	linked := map[link]bool{}
+	sidesOf := map[uint64][]string{}
+	layout := func(_ context.Context, req LayoutRequest) error {
+		side, seed := req.Side, req.Seed
 		mu.Lock()
 		defer mu.Unlock()
-		if other, ok := linked[seed]; ok {
-			return fmt.Errorf("seed %d linked twice (%s and %s)", seed, other, side)
+		if linked[link{seed, side}] {
+			return fmt.Errorf("seed %d linked twice for %s", seed, side)
 		}
-		linked[seed] = side
+		linked[link{seed, side}] = true
+		sidesOf[seed] = append(sidesOf[seed], side)
 		// The fake target tells the sides by the binary's base name.
-		return os.WriteFile(dst, []byte("a "+side+" layout"), 0o755)
+		return os.WriteFile(req.Dst, []byte("a "+side+" layout"), 0o755)
 	}
 	cfg := duetConfig(t, 3, 3, 1)
+	cfg.LayoutPairing = pairing
 	ran := 0
 	for _, seed := range []uint64{7, 8} {
 		// Without pprof: the layouts are the point, not the readings.
@@ -128,20 +152,26 @@ func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
 		}
 		ran += len(runs)
 		for _, r := range runs {
-			if want := layoutSeed(seed, r.Pair, r.Side); r.LayoutSeed != want || linked[want] != r.Side {
+			if want := layoutSeed(seed, r.Pair, seedOwner(cfg, r.Pair, r.Side)); r.LayoutSeed != want || !linked[link{want, r.Side}] {
 				t.Errorf("seed %d, %s of round %d: layout seed %d, want %d linked for it (linked: %v)", seed, r.Side, r.Pair, r.LayoutSeed, want, linked)
 			}
 		}
 	}
 	if len(linked) != ran {
-		t.Errorf("%d layouts linked, want %d distinct ones (one per run of 2 gates)", len(linked), ran)
+		t.Errorf("%d relinks, want %d (one per run of 2 gates)", len(linked), ran)
 	}
-	for round := 1; round <= 100; round++ {
-		for _, side := range []string{Base, Head} {
-			if s := layoutSeed(7, round, side); s == 0 || s >= 1<<63 {
-				t.Fatalf("layoutSeed(7, %d, %s) = %d: the linker takes an int64 above 0", round, side, s)
-			}
+	pairedSeeds := 0
+	for seed, sides := range sidesOf {
+		if len(sides) == 2 {
+			pairedSeeds++
+		} else if pairing == "paired" {
+			t.Errorf("paired seed %d linked for %v alone, want base and head of one round", seed, sides)
 		}
+	}
+	// Alternate pairs the odd rounds: 2 of each gate's 4 or more.
+	if rounds := ran / 2; pairing == "paired" && pairedSeeds != rounds || pairing == "independent" && pairedSeeds != 0 ||
+		pairing == "alternate" && (pairedSeeds < rounds/2-1 || pairedSeeds > rounds/2+1) {
+		t.Errorf("layout_pairing %s: %d of %d rounds linked both sides from one seed", pairing, pairedSeeds, rounds)
 	}
 }
 
@@ -151,15 +181,16 @@ func TestEveryRoundRunsLayoutsOfItsOwn(t *testing.T) {
 func TestInterruptedWhileLinkingIsAnInterruption(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	layout := func(_ context.Context, side string, seed uint64, dst string) error {
-		if seed == layoutSeed(7, 2, side) {
+	cfg := duetConfig(t, 3, 3, 0)
+	layout := func(_ context.Context, req LayoutRequest) error {
+		if req.Seed == layoutSeed(7, 2, seedOwner(cfg, 2, req.Side)) {
 			cancel()
-			return errors.New("building " + side + " failed: signal: killed")
+			return errors.New("building " + req.Side + " failed: signal: killed")
 		}
-		return os.WriteFile(dst, []byte("a "+side+" layout"), 0o755)
+		return os.WriteFile(req.Dst, []byte("a "+req.Side+" layout"), 0o755)
 	}
 	runs, err := Run(ctx, Options{
-		Config: duetConfig(t, 3, 3, 0), Target: newFake(false), Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: 7, Duet: true,
+		Config: cfg, Target: newFake(false), Binaries: fakeBinaries(t), OutDir: t.TempDir(), Seed: 7, Duet: true,
 		GeneratorCPUs: testGeneratorCPUs, ServiceCPUs: 1, Progress: io.Discard, Layout: layout,
 		Record: func(report.Run) error { return nil },
 	})

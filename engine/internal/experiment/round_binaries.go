@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/perfgate/perfgate/engine/internal/config"
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 	"github.com/perfgate/perfgate/engine/internal/target"
 )
@@ -178,15 +179,15 @@ func (rb *roundBinaries) makeNow(ctx context.Context, o Options, round int) (map
 	for side, src := range o.Binaries {
 		dst := filepath.Join(dir, filepath.Base(src))
 		paths[side] = dst
-		var seed uint64
+		req := LayoutRequest{Side: side, Paired: pairedRound(o.Config, round), Dst: dst}
 		if o.Layout != nil {
-			seed = layoutSeed(o.Seed, round, side)
-			seeds[side] = seed
+			req.Seed = layoutSeed(o.Seed, round, seedOwner(o.Config, round, side))
+			seeds[side] = req.Seed
 		}
 		wg.Go(func() {
 			var err error
 			if o.Layout != nil {
-				err = o.Layout(ctx, side, seed, dst)
+				err = o.Layout(ctx, req)
 			} else {
 				err = copyFile(src, dst)
 			}
@@ -219,6 +220,39 @@ func roundDirName(round int) string { return fmt.Sprintf("round-%02d", round) }
 func (rb *roundBinaries) close() {
 	rb.drop()
 	os.RemoveAll(rb.dir)
+}
+
+// A LayoutRequest is one relink of a round: Side's binary to Dst with the
+// layout of Seed. Paired says that the round's other side takes the same
+// seed, to be linked so that the functions both share sit alike
+// (layout_pairing, build.PairedLinker says why).
+type LayoutRequest struct {
+	Side   string
+	Seed   uint64
+	Paired bool
+	Dst    string
+}
+
+// pairedRound says whether round's two sides take one layout seed:
+// every round's under layout_pairing: paired, none under independent, and
+// the odd rounds' under alternate, which measures what pairing gains.
+func pairedRound(cfg *config.Config, round int) bool {
+	switch cfg.LayoutPairing {
+	case "independent":
+		return false
+	case "alternate":
+		return round%2 == 1
+	}
+	return true
+}
+
+// seedOwner is whose layout seed side's binary takes in round: "both
+// sides" in a paired round, else side.
+func seedOwner(cfg *config.Config, round int, side string) string {
+	if pairedRound(cfg, round) {
+		return "both sides"
+	}
+	return side
 }
 
 // layoutSeed is the layout of side's binary in round: a function of the

@@ -39,7 +39,8 @@ type countingLayout struct {
 	fail  func(round string) error
 }
 
-func (c *countingLayout) link(ctx context.Context, side string, _ uint64, dst string) error {
+func (c *countingLayout) link(ctx context.Context, req LayoutRequest) error {
+	side, dst := req.Side, req.Dst
 	round := filepath.Base(filepath.Dir(dst))
 	c.mu.Lock()
 	if c.calls == nil {
@@ -116,7 +117,7 @@ func TestARoundMadeAheadForAnotherIsDropped(t *testing.T) {
 	}
 	defer rb.close()
 	layout := &countingLayout{}
-	o := Options{Target: newFake(false), Binaries: fakeBinaries(t), Seed: 7, Layout: layout.link}
+	o := Options{Config: duetConfig(t, 3, 3, 0), Target: newFake(false), Binaries: fakeBinaries(t), Seed: 7, Layout: layout.link}
 	rb.prepareAhead(context.Background(), o, 3)
 	paths, _, done, err := rb.forRound(context.Background(), o, 4)
 	if err != nil {
@@ -147,7 +148,7 @@ func TestAFailedMakeAheadIsMadeAgain(t *testing.T) {
 		}
 		return nil
 	}}
-	o := Options{Target: newFake(false), Binaries: fakeBinaries(t), Seed: 7, Layout: layout.link}
+	o := Options{Config: duetConfig(t, 3, 3, 0), Target: newFake(false), Binaries: fakeBinaries(t), Seed: 7, Layout: layout.link}
 	rb.prepareAhead(context.Background(), o, 2)
 	paths, _, done, err := rb.forRound(context.Background(), o, 2)
 	if err != nil {
@@ -171,14 +172,14 @@ func TestCloseStopsWhatIsMadeAhead(t *testing.T) {
 	}
 	linking := make(chan struct{}, 2)
 	var returned atomic.Int32
-	layout := func(ctx context.Context, side string, _ uint64, dst string) error {
+	layout := func(ctx context.Context, _ LayoutRequest) error {
 		defer returned.Add(1)
 		linking <- struct{}{}
 		<-ctx.Done()
 		time.Sleep(50 * time.Millisecond) // a linker that takes a moment to die
 		return ctx.Err()
 	}
-	o := Options{Target: newFake(false), Binaries: fakeBinaries(t), Seed: 7, Layout: layout}
+	o := Options{Config: duetConfig(t, 3, 3, 0), Target: newFake(false), Binaries: fakeBinaries(t), Seed: 7, Layout: layout}
 	rb.prepareAhead(context.Background(), o, 2)
 	<-linking
 	<-linking

@@ -56,6 +56,21 @@ type Config struct {
 	// from"); 0 keeps the linker's own. layout: build keeps each side's
 	// build as it is.
 	LayoutAlign int `json:"layout_align"`
+	// LayoutPairing is how the two sides of a round get their layouts
+	// under layout: random. independent draws each side's layout on its
+	// own. paired relinks both from one seed, with the functions ordered
+	// by a hash of the seed and each function's name (perfgate's copy of
+	// the toolchain's linker), so that every function the two sides
+	// share sits alike in both and what its placement does to the CPU
+	// cancels in the round's ratio, while each side's layout is still a
+	// new random one every round: an A/A round is two byte-identical
+	// layouts. alternate pairs the odd rounds and not the even ones, to
+	// measure what pairing gains on a service (scripts/layout-pairing.py
+	// reads its report). On route, the service whose layouts moved most,
+	// pairing gained nothing measurable over aligned independent layouts
+	// (docs/benchmarks.md, "Paired layouts"), so independent stays the
+	// default.
+	LayoutPairing string `json:"layout_pairing"`
 	// Pairs is the number of valid rounds (duet) or pairs (sequential) a
 	// gate measures before its first look at the statistics. A plain
 	// number, pairs: 10, sets pairs.min and pairs.max alike: a fixed

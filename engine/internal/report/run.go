@@ -44,8 +44,9 @@ type Run struct {
 	// and these rounds feed attribution and hints, never the statistics.
 	ProfileRound bool `json:"profile_round,omitempty"`
 	// LayoutSeed is the -randlayout seed this run's binary was linked with
-	// (a layout drawn for its round and side), 0 when the binary kept the
-	// layout of its build (a toolchain without the flag, or a recording).
+	// (a layout drawn for its round, one for both sides of a paired
+	// round, else for its side), 0 when the binary kept the layout of its
+	// build (a toolchain without the flag, or a recording).
 	LayoutSeed uint64 `json:"layout_seed,omitempty"`
 }
 

@@ -262,6 +262,15 @@ type Binary struct {
 	// layout: random linked this side with (-funcalign); absent when the
 	// relinks kept the linker's own alignment or there were none.
 	LayoutAlign int `json:"layout_align,omitempty"`
+	// LayoutPairing is how every relink of layout: random drew this
+	// side's layout against the other side's: paired (one seed per round
+	// for both, functions ordered by perfgate's paired-layout linker),
+	// seed (one seed per round for both, ordered by the toolchain's own
+	// linker, when perfgate's could not be built: alike only when both
+	// sides have the same functions), independent, or alternate (odd
+	// rounds paired, even ones independent; a run's layout_seed says
+	// which); absent when there were no relinks.
+	LayoutPairing string `json:"layout_pairing,omitempty"`
 }
 
 // LayoutPadding is never-run code added to one side's relinks. The

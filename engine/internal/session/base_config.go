@@ -41,7 +41,7 @@ import (
 // planKeys are the plan's top-level keys (JSON names of report.Config);
 // TestEveryConfigKeyIsPlanOrService keeps every key in one of the two.
 var planKeys = []string{
-	"resources", "target", "load", "experiment", "layout", "layout_align", "pairs", "max_pairs",
+	"resources", "target", "load", "experiment", "layout", "layout_align", "layout_pairing", "pairs", "max_pairs",
 	"profiles", "profile_rounds", "gate", "validity",
 }
 

@@ -259,9 +259,10 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 		fmt.Fprintf(g.stdout, "; %s ready in %.0f s", env.Target, prepared)
 	}
 	fmt.Fprintln(g.stdout)
-	var layout func(context.Context, string, uint64, string) error
+	var layout func(context.Context, experiment.LayoutRequest) error
 	if onlySide == "" && g.cfg.Layout == "random" {
-		layout = g.layouts(ctx)
+		// Removed with the binaries (gate).
+		layout = g.layouts(ctx, filepath.Join(filepath.Dir(binaries[experiment.Base]), "paired-linker"))
 	}
 	if err := g.save(); err != nil {
 		return err
@@ -278,26 +279,35 @@ func (g *invocation) measure(ctx context.Context, binaries map[string]string, on
 }
 
 // layouts relinks a side's tree with a layout of its own for each round
-// (build.Layout), every function aligned as layout_align says, the
-// smaller side padded to the larger's text size (padLayouts), or is nil
-// with a warning when the toolchain's linker cannot randomize layouts.
-func (g *invocation) layouts(ctx context.Context) func(context.Context, string, uint64, string) error {
-	if !build.LayoutsSupported(ctx) {
+// (build.Layout), every function aligned as layout_align says, paired
+// with the other side's as layout_pairing says (pairedLinker, built into
+// linkerDir), the smaller side padded to the larger's text size
+// (padLayouts), or is nil with a warning when the toolchain's linker
+// cannot randomize layouts.
+func (g *invocation) layouts(ctx context.Context, linkerDir string) func(context.Context, experiment.LayoutRequest) error {
+	abilities := build.ReadLinkerAbilities(ctx)
+	if !abilities.RandLayout {
 		g.warn("this Go toolchain's linker has no -randlayout (Go 1.23 and later have it): every round runs the one layout of each side's build, and a difference of layout alone (about ±0.6% CPU per request, docs/benchmarks.md) can bias this gate's CPU verdict; build with a newer Go")
 		return nil
 	}
 	align := g.cfg.LayoutAlign
-	if align != 0 && !build.AlignSupported(ctx) {
+	if align != 0 && !abilities.FuncAlign {
 		g.warn(fmt.Sprintf("this Go toolchain's linker has no -funcalign, so layout: random relinks with the linker's own function alignment instead of layout_align's %d bytes: a service whose CPU sits in one tight loop may then spread ~1-2%% more per round (docs/benchmarks.md, \"Where a round's spread comes from\"); build with a newer Go", align))
 		align = 0
 	}
 	g.rep.Build.Base.LayoutAlign, g.rep.Build.Head.LayoutAlign = align, align
+	linker, pairing := g.pairedLinker(ctx, linkerDir)
+	g.rep.Build.Base.LayoutPairing, g.rep.Build.Head.LayoutPairing = pairing, pairing
 	// Padding sizes the smaller side's text at the linker's own
 	// alignment; aligned, both sides' sections grow alike (a few bytes
 	// per function), so the two stay as close.
 	padding := g.padLayouts(ctx)
-	return func(ctx context.Context, side string, seed uint64, dst string) error {
-		return build.Layout(ctx, side, g.sources[side], g.cfg.Service.Package, g.cfg.Service.Build, build.LayoutDraw{Seed: seed, Align: align}, padding[side], dst)
+	return func(ctx context.Context, req experiment.LayoutRequest) error {
+		draw := build.LayoutDraw{Seed: req.Seed, Align: align}
+		if req.Paired {
+			draw.Linker = linker
+		}
+		return build.Layout(ctx, req.Side, g.sources[req.Side], g.cfg.Service.Package, g.cfg.Service.Build, draw, padding[req.Side], req.Dst)
 	}
 }
 

@@ -79,9 +79,15 @@ func TestPadLayoutsPadsTheSmallerSide(t *testing.T) {
 			if to < from+paddingThreshold {
 				t.Fatalf("%s's text is %d bytes, %s's %d: the fixture must differ by more than the threshold", c.large, to, c.small, from)
 			}
-			relink := g.layouts(context.Background())
+			g.cfg.LayoutPairing = "paired"
+			relink := g.layouts(context.Background(), t.TempDir())
 			if relink == nil {
 				t.Fatal("no relinks: this toolchain's linker has no -randlayout")
+			}
+			// Padded and paired at once: the paired-layout linker links
+			// the padding too.
+			if got := g.rep.Build.Base.LayoutPairing + " " + g.rep.Build.Head.LayoutPairing; got != "paired paired" {
+				t.Fatalf("report: layout pairing %q, want paired on both sides (warnings %q)", got, g.rep.Warnings)
 			}
 			padding := sides[c.small].LayoutPadding
 			if padding == nil || sides[c.large].LayoutPadding != nil {
@@ -96,7 +102,7 @@ func TestPadLayoutsPadsTheSmallerSide(t *testing.T) {
 			relinked := map[string]uint64{}
 			for _, side := range []string{experiment.Base, experiment.Head} {
 				bin := filepath.Join(t.TempDir(), side)
-				if err := relink(context.Background(), side, 99, bin); err != nil {
+				if err := relink(context.Background(), experiment.LayoutRequest{Side: side, Seed: 99, Paired: true, Dst: bin}); err != nil {
 					t.Fatal(err)
 				}
 				text, err := build.TextBytes(bin)

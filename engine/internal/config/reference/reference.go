@@ -61,6 +61,7 @@ var allowed = map[string]struct {
 	"target":                 {"One of", config.Targets},
 	"experiment":             {"One of", config.Experiments},
 	"layout":                 {"One of", config.Layouts},
+	"layout_pairing":         {"One of", config.LayoutPairings},
 	"profiles":               {"Any of", config.Profiles},
 	"load.requests[].method": {"One of", config.Methods},
 }
@@ -377,7 +378,7 @@ value and the allowed form, before anything is built. ` + "`perfgate config chec
 ` + "`gate.alpha`" + ` whose gate could never fail.
 
 With ` + "`perfgate gate --base <revision>`" + ` the measurement plan comes from the base
-revision's file (same path): ` + "`resources`, `target`, `load`, `experiment`, `layout`,\n`layout_align`, `pairs`, `profiles`, `profile_rounds`, `gate` and `validity`" + `, everything that says
+revision's file (same path): ` + "`resources`, `target`, `load`, `experiment`, `layout`,\n`layout_align`, `layout_pairing`, `pairs`, `profiles`, `profile_rounds`, `gate` and `validity`" + `, everything that says
 what is measured and how it is decided. A pull request that changes them is
 measured with the base's values, the comment says so and lists each key
 (` + "`config_changes`" + ` in report.json), and the change applies once it merges: a
