@@ -36,13 +36,11 @@ func (e *Error) Error() string {
 
 // GoVersion is the toolchain both sides are built with.
 func GoVersion(ctx context.Context) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
-	privilege.AsInvoker(cmd)
-	out, err := cmd.Output()
+	version, err := goEnv(ctx, "GOVERSION")
 	if err != nil {
-		return "", fmt.Errorf("no usable Go toolchain (go env GOVERSION: %w); install Go and put it on PATH", err)
+		return "", fmt.Errorf("no usable Go toolchain (%w); install Go and put it on PATH", err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return version, nil
 }
 
 // Build compiles the package pkg (relative to tree, e.g. ./cmd/server) to

@@ -44,14 +44,10 @@ func serviceWithFunctions(t *testing.T, names []string) (string, string) {
 // symbolOrder is the program's main.* functions in address order.
 func symbolOrder(t *testing.T, bin string) string {
 	t.Helper()
-	out, err := exec.Command("go", "tool", "nm", "-n", bin).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[1] == "T" && strings.HasPrefix(f[2], "main.") {
-			names = append(names, f[2])
+	for _, name := range textOrder(t, bin) {
+		if strings.HasPrefix(name, "main.") {
+			names = append(names, name)
 		}
 	}
 	return strings.Join(names, " ")
