@@ -16,13 +16,14 @@ import (
 	"github.com/perfgate/perfgate/engine/internal/privilege"
 )
 
-// Paired layouts (layout_pairing: paired, the default) relink base and
-// head of a round from one seed, so that the functions both sides share
-// sit alike in both binaries and what their placement does to the CPU
-// cancels in the round's head/base ratio (common random numbers); over
-// rounds each side's layout stays as random as an independent draw, so
-// the gate estimates the same change with less noise (docs/benchmarks.md,
-// "Paired layouts").
+// Paired layouts (layout_pairing: paired, and alternate's odd rounds)
+// relink base and head of a round from one seed, so that the functions
+// both sides share sit alike in both binaries and what their placement
+// does to the CPU cancels in the round's head/base ratio (common random
+// numbers); over rounds each side's layout stays as random as an
+// independent draw, so the gate estimates the same change. On route it
+// took out no measurable noise once functions were aligned, so it is not
+// the default (docs/benchmarks.md, "Paired layouts").
 //
 // The toolchain's -randlayout cannot pair them by itself: it shuffles the
 // list of functions, and a list one function longer is shuffled into a
